@@ -1,0 +1,119 @@
+# bisectd: plain GNU make + pkg-config.
+#
+#   make               build the programs
+#   make check         install missing Debian packages, run every test
+#   make demo          bisect a planted regression in a real kernel tree
+#   make bench         measure build, step and boot times
+#   make install PREFIX=/usr/local DESTDIR=
+
+PREFIX ?= /usr/local
+BINDIR = $(PREFIX)/bin
+DATADIR = $(PREFIX)/share/bisectd
+
+CC ?= cc
+PKGS = libgit2 libarchive jansson
+WARN = -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wvla -Wwrite-strings -fno-common
+ifeq ($(CI),true)
+WARN += -Werror
+endif
+CFLAGS ?= -O2 -g
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -Ilib -Iworker -Ibisectd -MMD -MP \
+	$(shell pkg-config --cflags $(PKGS))
+LIBS = $(shell pkg-config --libs $(PKGS))
+
+# Debian packages: to build, and to build and boot kernels
+DEBS_BUILD = build-essential pkg-config libgit2-dev libarchive-dev \
+	libjansson-dev libcmocka-dev
+DEBS_RUN = git qemu-system-x86 busybox-static ccache bc bison flex \
+	libelf-dev libssl-dev dwarves cpio kmod xz-utils linux-source-6.1 \
+	linux-config-6.1
+
+LIB_SRC = $(wildcard lib/*.c)
+WORKER_SRC = $(filter-out worker/bisect-worker.c,$(wildcard worker/*.c))
+CTL_SRC = $(wildcard bisectd/*.c)
+LIB_OBJ = $(LIB_SRC:.c=.o)
+WORKER_OBJ = $(WORKER_SRC:.c=.o)
+CTL_OBJ = $(CTL_SRC:.c=.o)
+
+UNIT_SRC = $(wildcard tests/unit/test_*.c)
+UNIT_BIN = $(UNIT_SRC:.c=)
+FIXTURE_BIN = tests/fixtures/kernel-history
+
+PROGRAMS = bisectd/bisectctl
+
+all: $(PROGRAMS) $(FIXTURE_BIN)
+
+lib/libbisect.a: $(LIB_OBJ)
+	$(AR) rcs $@ $^
+
+worker/libworker.a: $(WORKER_OBJ)
+	$(AR) rcs $@ $^
+
+%.o: %.c
+	$(CC) $(ALL_CFLAGS) -DDATADIR='"$(DATADIR)"' -c -o $@ $<
+
+bisectd/bisectctl: $(CTL_OBJ) worker/libworker.a lib/libbisect.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) -lm
+
+tests/fixtures/kernel-history: tests/fixtures/kernel-history.o lib/libbisect.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+
+tests/unit/test_%: tests/unit/test_%.o worker/libworker.a lib/libbisect.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) -lcmocka -lm
+
+# Install the Debian packages that are missing (root only; a no-op when
+# everything is there).
+deps:
+	@missing=""; for p in $(DEBS_BUILD) $(DEBS_RUN); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+		grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+check: deps
+	$(MAKE) all $(UNIT_BIN)
+	tests/run-unit.sh $(UNIT_BIN)
+	$(MAKE) check-asan
+	tests/run-t.sh
+	tests/run-e2e.sh
+
+# The unit tests once more under AddressSanitizer and UBSan.
+check-asan:
+	$(MAKE) -s clean-objs
+	$(MAKE) CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer' $(UNIT_BIN)
+	UBSAN_OPTIONS=halt_on_error=1 tests/run-unit.sh $(UNIT_BIN)
+	$(MAKE) -s clean-objs
+
+demo: deps
+	$(MAKE) all
+	tests/demo.sh
+
+bench: deps
+	$(MAKE) all
+	tests/bench.sh
+
+install: $(PROGRAMS)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/recipes/fragments \
+		$(DESTDIR)$(DATADIR)/images
+	install -m 755 $(PROGRAMS) $(DESTDIR)$(BINDIR)/
+	install -m 644 recipes/*.recipe recipes/README $(DESTDIR)$(DATADIR)/recipes/
+	install -m 644 recipes/fragments/*.config $(DESTDIR)$(DATADIR)/recipes/fragments/
+	install -m 755 images/init.sh $(DESTDIR)$(DATADIR)/images/
+
+format-check:
+	clang-format --dry-run --Werror $(LIB_SRC) $(WORKER_SRC) $(CTL_SRC) lib/*.h
+
+clean-objs:
+	rm -f lib/*.o worker/*.o bisectd/*.o tests/unit/*.o tests/fixtures/*.o \
+		lib/*.a worker/*.a $(UNIT_BIN) $(PROGRAMS) $(FIXTURE_BIN)
+
+clean: clean-objs
+	rm -f */*.d tests/*/*.d
+
+.PHONY: all deps check check-asan demo bench install format-check clean clean-objs
+-include $(wildcard */*.d tests/*/*.d)

@@ -1,0 +1,258 @@
+/*
+ * Reports.  The JSON report is the contract with scripts and trackers:
+ * result, first_bad, candidates, steps[] (commit, verdict, seconds and the
+ * evidence), the culprit's details, the bisect log, and the recipe and
+ * config.  The text report says the same for a person reading a terminal
+ * or a mail.  Only this file includes jansson.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "engine.h"
+#include "error.h"
+#include "report.h"
+
+const char *report_result(const struct session *s, int error_code)
+{
+	if (error_code)
+		return "error";
+	return s->state == ENGINE_FOUND ? "found" : "ambiguous";
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *commit_json(const struct session *s, const struct gu_oid *oid)
+{
+	struct gu_commit c;
+	json_t *o, *files;
+	size_t i;
+
+	if (gu_commit_info(&c, s->repo, oid))
+		return json_null();
+	files = json_array();
+	for (i = 0; i < c.nfiles; i++)
+		json_array_append_new(files, json_string(c.files[i]));
+	o = json_pack("{s:s, s:s, s:s, s:s, s:o, s:i}", "commit", c.hex,
+		      "subject", c.subject, "author", c.author, "date", c.date,
+		      "files", files, "parents", (int)c.nparents);
+	gu_commit_release(&c);
+	return o;
+}
+
+static json_t *step_json(const struct session_step *st)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "commit", json_string(st->hex));
+	json_object_set_new(o, "verdict", json_string(verdict_name(st->verdict)));
+	json_object_set_new(o, "role", json_string(st->role));
+	json_object_set_new(o, "seconds", json_real(st->seconds));
+	json_object_set_new(o, "title", json_string(st->title));
+	json_object_set_new(o, "excerpt", json_string(st->excerpt));
+	json_object_set_new(o, "candidates", json_integer((json_int_t)st->candidates));
+	if (st->exit_code >= 0)
+		json_object_set_new(o, "exit_code", json_integer(st->exit_code));
+	if (st->runs) {
+		json_object_set_new(o, "checkout_seconds", json_real(st->checkout_s));
+		json_object_set_new(o, "config_seconds", json_real(st->config_s));
+		json_object_set_new(o, "build_seconds", json_real(st->build_s));
+		json_object_set_new(o, "boot_seconds", json_real(st->boot_s));
+		json_object_set_new(o, "runs", json_integer(st->runs));
+		json_object_set_new(o, "runs_failed", json_integer(st->runs_failed));
+	}
+	json_object_set_new(o, "console_log", str_or_null(st->console_log));
+	json_object_set_new(o, "build_log", str_or_null(st->build_log));
+	json_object_set_new(o, "log", str_or_null(st->log));
+	if (st->config_notes && *st->config_notes)
+		json_object_set_new(o, "config_notes", json_string(st->config_notes));
+	return o;
+}
+
+int report_json(char **out, const struct session *s,
+		const struct report_info *ri)
+{
+	json_t *o = json_object(), *steps = json_array(), *cands = json_array();
+	char hex[GU_HEXSZ + 1];
+	size_t i;
+
+	json_object_set_new(o, "result",
+			    json_string(report_result(s, ri->error_code)));
+	json_object_set_new(o, "mode", json_string(ri->mode));
+	json_object_set_new(o, "repo", json_string(ri->repo_path));
+	if (ri->error_code)
+		json_object_set_new(o, "error",
+				    json_string(s->stop_reason ? s->stop_reason :
+								 err_last()));
+	if (!ri->error_code && s->state == ENGINE_FOUND) {
+		gu_oid_hex(hex, &s->first_bad);
+		json_object_set_new(o, "first_bad", json_string(hex));
+		json_object_set_new(o, "culprit", commit_json(s, &s->first_bad));
+		json_array_append_new(cands, json_string(hex));
+	} else {
+		json_object_set_new(o, "first_bad", json_null());
+	}
+	for (i = 0; i < s->ncandidates; i++) {
+		gu_oid_hex(hex, &s->candidates[i]);
+		json_array_append_new(cands, json_string(hex));
+	}
+	json_object_set_new(o, "candidates", cands);
+	if (s->have_bad) {
+		gu_oid_hex(hex, &s->bad);
+		json_object_set_new(o, "bad", json_string(hex));
+	}
+	{
+		json_t *goods = json_array();
+
+		for (i = 0; i < s->ngoods; i++) {
+			gu_oid_hex(hex, &s->goods[i]);
+			json_array_append_new(goods, json_string(hex));
+		}
+		json_object_set_new(o, "good", goods);
+	}
+	for (i = 0; i < s->nsteps; i++)
+		json_array_append_new(steps, step_json(&s->steps[i]));
+	json_object_set_new(o, "steps", steps);
+	json_object_set_new(o, "bisect_steps",
+			    json_integer((json_int_t)session_bisect_steps(s)));
+	json_object_set_new(o, "initial_candidates",
+			    json_integer((json_int_t)s->initial_candidates));
+	json_object_set_new(o, "estimated_steps",
+			    json_integer(engine_estimate_steps(s->initial_candidates)));
+	json_object_set_new(o, "bisect_log", json_string(buf_str(&s->log)));
+	json_object_set_new(o, "out_dir", str_or_null(ri->out_dir));
+	if (ri->command)
+		json_object_set_new(o, "command", json_string(ri->command));
+	if (ri->recipe) {
+		json_object_set_new(o, "recipe",
+				    json_pack("{s:s, s:s, s:s}", "name",
+					      ri->recipe->name, "path",
+					      ri->recipe->path ? ri->recipe->path : "",
+					      "text", ri->recipe->text));
+		json_object_set_new(o, "config", str_or_null(ri->config_path));
+		json_object_set_new(o, "test", str_or_null(ri->test_script));
+		json_object_set_new(o, "runs", json_integer(ri->runs));
+		json_object_set_new(o, "accel", str_or_null(ri->accel));
+	}
+	*out = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	return *out ? 0 : err_set(ERR_NOMEM, "out of memory");
+}
+
+static void text_culprit(struct buf *b, const struct session *s)
+{
+	struct gu_commit c;
+	size_t i;
+
+	if (gu_commit_info(&c, s->repo, &s->first_bad)) {
+		buf_printf(b, "first bad commit: %s\n", err_last());
+		return;
+	}
+	buf_printf(b, "first bad commit: %s\n", c.hex);
+	buf_printf(b, "  subject: %s\n  author:  %s\n  date:    %s\n",
+		   c.subject, c.author, c.date);
+	buf_puts(b, "  files:  ");
+	for (i = 0; i < c.nfiles && i < 20; i++)
+		buf_printf(b, " %s", c.files[i]);
+	if (c.nfiles > 20)
+		buf_printf(b, " (and %zu more)", c.nfiles - 20);
+	buf_puts(b, "\n");
+	gu_commit_release(&c);
+}
+
+static const struct session_step *culprit_step(const struct session *s)
+{
+	char hex[GU_HEXSZ + 1];
+	size_t i;
+
+	gu_oid_hex(hex, &s->first_bad);
+	for (i = s->nsteps; i-- > 0;)
+		if (!strcmp(s->steps[i].hex, hex) &&
+		    s->steps[i].verdict == VERDICT_BAD)
+			return &s->steps[i];
+	return NULL;
+}
+
+int report_text(struct buf *b, const struct session *s,
+		const struct report_info *ri)
+{
+	const struct session_step *cs;
+	char hex[GU_HEXSZ + 1];
+	size_t i;
+
+	buf_printf(b, "bisectd %s report for %s\n\n", ri->mode, ri->repo_path);
+	if (ri->error_code) {
+		buf_printf(b, "stopped: %s\n\n",
+			   s->stop_reason ? s->stop_reason : err_last());
+	} else if (s->state == ENGINE_FOUND) {
+		text_culprit(b, s);
+		cs = culprit_step(s);
+		if (cs && *cs->title)
+			buf_printf(b, "  failure: %s\n", cs->title);
+	} else {
+		buf_puts(b, "ambiguous: only skipped commits are left; the "
+			    "first bad commit is one of:\n");
+		for (i = 0; i < s->ncandidates; i++) {
+			gu_oid_hex(hex, &s->candidates[i]);
+			buf_printf(b, "  %s\n", hex);
+		}
+	}
+	buf_printf(b, "\nsteps: %zu bisection steps for %zu candidates "
+		      "(log2 estimate %u)\n\n",
+		   session_bisect_steps(s), s->initial_candidates,
+		   engine_estimate_steps(s->initial_candidates));
+	buf_printf(b, "%-3s %-12s %-10s %-7s %8s %8s  %s\n", "#", "commit",
+		   "role", "verdict", "build s", "boot s", "title");
+	for (i = 0; i < s->nsteps; i++) {
+		const struct session_step *st = &s->steps[i];
+
+		buf_printf(b, "%-3zu %-12.12s %-10s %-7s %8.1f %8.1f  %s\n",
+			   i + 1, st->hex, st->role, verdict_name(st->verdict),
+			   st->build_s, st->boot_s, st->title);
+	}
+	buf_puts(b, "\nlogs:\n");
+	for (i = 0; i < s->nsteps; i++) {
+		const struct session_step *st = &s->steps[i];
+
+		if (st->console_log)
+			buf_printf(b, "  %.12s console %s\n", st->hex,
+				   st->console_log);
+		if (st->build_log)
+			buf_printf(b, "  %.12s build   %s\n", st->hex,
+				   st->build_log);
+		if (st->log)
+			buf_printf(b, "  %.12s output  %s\n", st->hex, st->log);
+	}
+	if (!ri->error_code && s->state == ENGINE_FOUND &&
+	    (cs = culprit_step(s)) && *cs->excerpt)
+		buf_printf(b, "\nevidence from %.12s:\n%s", cs->hex,
+			   cs->excerpt);
+	buf_printf(b, "\nbisect log (git bisect replay accepts it):\n%s",
+		   buf_str(&s->log));
+	if (ri->recipe) {
+		buf_printf(b, "\nrecipe %s (%s), %d run(s) per step, %s\n",
+			   ri->recipe->name,
+			   ri->recipe->path ? ri->recipe->path : "",
+			   ri->runs, ri->accel ? ri->accel : "no boot");
+		if (ri->config_path)
+			buf_printf(b, "config: %s\n", ri->config_path);
+		if (ri->test_script)
+			buf_printf(b, "guest test: %s\n", ri->test_script);
+		for (i = 0; i < s->nsteps; i++)
+			if (s->steps[i].config_notes &&
+			    *s->steps[i].config_notes) {
+				buf_printf(b, "config notes:\n%s",
+					   s->steps[i].config_notes);
+				break;
+			}
+	}
+	if (ri->command)
+		buf_printf(b, "\ncommand: %s\n", ri->command);
+	if (ri->out_dir)
+		buf_printf(b, "output: %s\n", ri->out_dir);
+	return 0;
+}

@@ -1,0 +1,34 @@
+/*
+ * The end-of-bisection report, as JSON (the same fields the API will
+ * serve) and as plain text for people.
+ */
+#ifndef BISECTD_REPORT_H
+#define BISECTD_REPORT_H
+
+#include "buf.h"
+#include "recipe.h"
+#include "session.h"
+
+struct report_info {
+	const char *mode;	  /* "run" or "bisect" */
+	const char *repo_path;
+	const struct recipe *recipe; /* NULL in generic mode */
+	const char *test_script;     /* or NULL */
+	int runs;
+	const char *command;	  /* generic mode: the command, joined */
+	const char *out_dir;
+	const char *config_path;  /* the last step's .config, or NULL */
+	const char *accel;	  /* "kvm", "tcg" or NULL */
+	int error_code;		  /* 0, or the session's error */
+};
+
+/* "found", "ambiguous" or "error". */
+const char *report_result(const struct session *s, int error_code);
+
+/* Serialize; the caller owns *out and frees it. */
+int report_json(char **out, const struct session *s,
+		const struct report_info *ri);
+int report_text(struct buf *out, const struct session *s,
+		const struct report_info *ri);
+
+#endif

@@ -1,0 +1,358 @@
+/*
+ * The bisection engine.
+ *
+ * Design.  The graph is fixed when the engine is made: the commits that
+ * were candidates at the start (ancestors of the first bad commit that no
+ * good commit reaches) and the parent edges among them.  Everything else is
+ * derived from three pieces of state:
+ *
+ *   good_reach[c]  c is a good commit or an ancestor of one;
+ *   skipped[c]     c was skipped;
+ *   bad            the most recent bad commit.
+ *
+ * The candidates are the ancestors of bad (itself included) that are not
+ * good_reach; since every ancestor of a good commit outside the graph is
+ * already excluded, this is exactly git's candidate set.
+ *
+ * The weight of a candidate is the number of candidates among its
+ * ancestors, itself included.  Walking the graph parents-first, a commit
+ * with one candidate parent weighs its parent's weight plus one; a merge is
+ * counted by a walk over its ancestors, as git's count_distance() does.
+ * The best commit to test maximises min(weight, N - weight); ties go to
+ * the earliest in rev-list order.  Skipped commits stay candidates (they
+ * count in weights) but are never chosen: the next best one is.  When only
+ * the bad commit and skipped commits remain, the result is ambiguous and
+ * all of them are the answer, as `git bisect` reports it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "error.h"
+
+struct engine {
+	size_t n;
+	/* parents as per-commit growable arrays */
+	uint32_t **par;
+	uint32_t *npar, *cappar;
+	uint32_t *topo; /* parents-first order, computed on first use */
+	uint8_t *good_reach, *skipped, *in_c;
+	uint32_t *weight, *seen, stamp;
+	uint32_t *stack;
+	int64_t bad; /* -1 until a bad commit is marked */
+	int dirty;   /* candidates and weights need recomputing */
+	size_t nc;   /* candidate count when !dirty */
+};
+
+int engine_new(struct engine **out, size_t n)
+{
+	struct engine *e;
+
+	*out = NULL;
+	if (n == 0 || n > UINT32_MAX / 2)
+		return err_set(ERR_INPUT, "bad graph size %zu", n);
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return err_set(ERR_NOMEM, "out of memory");
+	e->n = n;
+	e->par = calloc(n, sizeof(*e->par));
+	e->npar = calloc(n, sizeof(*e->npar));
+	e->cappar = calloc(n, sizeof(*e->cappar));
+	e->good_reach = calloc(n, 1);
+	e->skipped = calloc(n, 1);
+	e->in_c = calloc(n, 1);
+	e->weight = calloc(n, sizeof(*e->weight));
+	e->seen = calloc(n, sizeof(*e->seen));
+	e->stack = calloc(n, sizeof(*e->stack));
+	e->bad = -1;
+	e->dirty = 1;
+	if (!e->par || !e->npar || !e->cappar || !e->good_reach ||
+	    !e->skipped || !e->in_c || !e->weight || !e->seen || !e->stack) {
+		engine_free(e);
+		return err_set(ERR_NOMEM, "out of memory");
+	}
+	*out = e;
+	return 0;
+}
+
+void engine_free(struct engine *e)
+{
+	size_t i;
+
+	if (!e)
+		return;
+	if (e->par)
+		for (i = 0; i < e->n; i++)
+			free(e->par[i]);
+	free(e->par);
+	free(e->npar);
+	free(e->cappar);
+	free(e->topo);
+	free(e->good_reach);
+	free(e->skipped);
+	free(e->in_c);
+	free(e->weight);
+	free(e->seen);
+	free(e->stack);
+	free(e);
+}
+
+int engine_add_parent(struct engine *e, uint32_t child, uint32_t parent)
+{
+	uint32_t *p;
+
+	if (child >= e->n || parent >= e->n || child == parent)
+		return err_set(ERR_INPUT, "bad edge %u -> %u", child, parent);
+	if (e->topo)
+		return err_set(ERR_GENERIC, "graph is already in use");
+	if (e->npar[child] == e->cappar[child]) {
+		uint32_t cap = e->cappar[child] ? e->cappar[child] * 2 : 2;
+
+		p = realloc(e->par[child], cap * sizeof(*p));
+		if (!p)
+			return err_set(ERR_NOMEM, "out of memory");
+		e->par[child] = p;
+		e->cappar[child] = cap;
+	}
+	e->par[child][e->npar[child]++] = parent;
+	return 0;
+}
+
+/* Parents-first order by an iterative depth-first post-order walk. */
+static int build_topo(struct engine *e)
+{
+	uint32_t *next = calloc(e->n, sizeof(*next));
+	uint8_t *state = calloc(e->n, 1); /* 0 new, 1 on stack, 2 done */
+	size_t i, k = 0, sp;
+
+	e->topo = malloc(e->n * sizeof(*e->topo));
+	if (!next || !state || !e->topo) {
+		free(next);
+		free(state);
+		free(e->topo);
+		e->topo = NULL;
+		return err_set(ERR_NOMEM, "out of memory");
+	}
+	for (i = 0; i < e->n; i++) {
+		if (state[i])
+			continue;
+		sp = 0;
+		e->stack[sp++] = (uint32_t)i;
+		state[i] = 1;
+		while (sp) {
+			uint32_t c = e->stack[sp - 1];
+
+			if (next[c] < e->npar[c]) {
+				uint32_t p = e->par[c][next[c]++];
+
+				if (!state[p]) {
+					state[p] = 1;
+					e->stack[sp++] = p;
+				}
+				continue;
+			}
+			state[c] = 2;
+			e->topo[k++] = c;
+			sp--;
+		}
+	}
+	free(next);
+	free(state);
+	return 0;
+}
+
+static uint32_t next_stamp(struct engine *e)
+{
+	if (++e->stamp == 0) {
+		memset(e->seen, 0, e->n * sizeof(*e->seen));
+		e->stamp = 1;
+	}
+	return e->stamp;
+}
+
+/* Count the candidates among the ancestors of c, c included. */
+static uint32_t count_ancestors(struct engine *e, uint32_t c)
+{
+	uint32_t stamp = next_stamp(e), count = 0;
+	size_t sp = 0;
+
+	e->seen[c] = stamp;
+	e->stack[sp++] = c;
+	while (sp) {
+		uint32_t x = e->stack[--sp], j;
+
+		count++;
+		for (j = 0; j < e->npar[x]; j++) {
+			uint32_t p = e->par[x][j];
+
+			if (e->in_c[p] && e->seen[p] != stamp) {
+				e->seen[p] = stamp;
+				e->stack[sp++] = p;
+			}
+		}
+	}
+	return count;
+}
+
+static void recompute(struct engine *e)
+{
+	size_t i, sp = 0;
+
+	memset(e->in_c, 0, e->n);
+	e->nc = 0;
+	if (e->bad >= 0 && !e->good_reach[e->bad]) {
+		e->in_c[e->bad] = 1;
+		e->stack[sp++] = (uint32_t)e->bad;
+	}
+	while (sp) {
+		uint32_t x = e->stack[--sp], j;
+
+		e->nc++;
+		for (j = 0; j < e->npar[x]; j++) {
+			uint32_t p = e->par[x][j];
+
+			if (!e->in_c[p] && !e->good_reach[p]) {
+				e->in_c[p] = 1;
+				e->stack[sp++] = p;
+			}
+		}
+	}
+	for (i = 0; i < e->n; i++) {
+		uint32_t c = e->topo[i], j, nin = 0, last = 0;
+
+		if (!e->in_c[c])
+			continue;
+		for (j = 0; j < e->npar[c]; j++)
+			if (e->in_c[e->par[c][j]]) {
+				nin++;
+				last = e->par[c][j];
+			}
+		if (nin == 0)
+			e->weight[c] = 1;
+		else if (nin == 1)
+			e->weight[c] = e->weight[last] + 1;
+		else
+			e->weight[c] = count_ancestors(e, c);
+	}
+	e->dirty = 0;
+}
+
+static int refresh(struct engine *e)
+{
+	if (!e->topo && build_topo(e))
+		return -1;
+	if (e->dirty)
+		recompute(e);
+	return 0;
+}
+
+int engine_mark(struct engine *e, uint32_t commit, enum verdict v)
+{
+	size_t sp = 0;
+
+	if (commit >= e->n)
+		return err_set(ERR_INPUT, "no commit %u in the graph", commit);
+	switch (v) {
+	case VERDICT_BAD:
+		e->bad = commit;
+		break;
+	case VERDICT_SKIP:
+		e->skipped[commit] = 1;
+		break;
+	case VERDICT_GOOD:
+		if (e->good_reach[commit])
+			break;
+		e->good_reach[commit] = 1;
+		e->stack[sp++] = commit;
+		while (sp) {
+			uint32_t x = e->stack[--sp], j;
+
+			for (j = 0; j < e->npar[x]; j++) {
+				uint32_t p = e->par[x][j];
+
+				if (!e->good_reach[p]) {
+					e->good_reach[p] = 1;
+					e->stack[sp++] = p;
+				}
+			}
+		}
+		break;
+	default:
+		return 0;
+	}
+	e->dirty = 1;
+	return 0;
+}
+
+static size_t distance(const struct engine *e, uint32_t c)
+{
+	size_t w = e->weight[c];
+
+	return w < e->nc - w ? w : e->nc - w;
+}
+
+enum engine_state engine_next(struct engine *e, uint32_t *out)
+{
+	size_t i, best_d = 0;
+	int64_t best = -1;
+
+	if (e->bad < 0 || refresh(e))
+		return ENGINE_NOTHING;
+	if (e->nc == 0)
+		return ENGINE_NOTHING;
+	for (i = 0; i < e->n; i++) {
+		size_t d;
+
+		if (!e->in_c[i] || e->skipped[i] || (int64_t)i == e->bad)
+			continue;
+		d = distance(e, (uint32_t)i);
+		if (best < 0 || d > best_d) {
+			best = (int64_t)i;
+			best_d = d;
+		}
+	}
+	if (best >= 0) {
+		*out = (uint32_t)best;
+		return ENGINE_TEST;
+	}
+	if (e->nc == 1) {
+		*out = (uint32_t)e->bad;
+		return ENGINE_FOUND;
+	}
+	return ENGINE_AMBIGUOUS;
+}
+
+size_t engine_candidates(struct engine *e, uint32_t *out, size_t max)
+{
+	size_t i, k = 0;
+
+	if (refresh(e))
+		return 0;
+	for (i = 0; i < e->n && k < max; i++)
+		if (e->in_c[i])
+			out[k++] = (uint32_t)i;
+	return k;
+}
+
+size_t engine_candidate_count(struct engine *e)
+{
+	if (refresh(e))
+		return 0;
+	return e->nc;
+}
+
+size_t engine_weight(struct engine *e, uint32_t commit)
+{
+	if (commit >= e->n || refresh(e) || !e->in_c[commit])
+		return 0;
+	return e->weight[commit];
+}
+
+unsigned engine_estimate_steps(size_t n)
+{
+	unsigned k = 0;
+
+	while (((size_t)1 << k) < n)
+		k++;
+	return k;
+}

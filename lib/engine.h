@@ -1,0 +1,56 @@
+/*
+ * The bisection engine: git's bisection semantics over a commit DAG, with
+ * no I/O.  Commits are the indices 0..n-1 that the caller chose, given in
+ * rev-list order (newest first); the caller keeps the map to object ids.
+ */
+#ifndef BISECTD_ENGINE_H
+#define BISECTD_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "verdict.h"
+
+struct engine;
+
+enum engine_state {
+	ENGINE_TEST,	  /* test the commit returned */
+	ENGINE_FOUND,	  /* the returned commit is the first bad one */
+	ENGINE_AMBIGUOUS, /* only skipped commits are left */
+	ENGINE_NOTHING,	  /* no candidate at all: bad is reachable from good */
+};
+
+/*
+ * A graph of n commits without edges.  The caller owns *out and releases
+ * it with engine_free().
+ */
+int engine_new(struct engine **out, size_t n);
+void engine_free(struct engine *e);
+
+/* Record that parent is a parent of child; both must be < n. */
+int engine_add_parent(struct engine *e, uint32_t child, uint32_t parent);
+
+/*
+ * Record a verdict.  BAD moves the bad commit (the candidates become its
+ * ancestors), GOOD removes the commit and its ancestors, SKIP keeps the
+ * commit as a candidate that is never chosen.  Other verdicts are ignored.
+ */
+int engine_mark(struct engine *e, uint32_t commit, enum verdict v);
+
+/*
+ * Decide the next move.  For ENGINE_TEST and ENGINE_FOUND *out is the
+ * commit; otherwise it is left alone.
+ */
+enum engine_state engine_next(struct engine *e, uint32_t *out);
+
+/* The current candidates (the bad commit included) in rev-list order. */
+size_t engine_candidates(struct engine *e, uint32_t *out, size_t max);
+size_t engine_candidate_count(struct engine *e);
+
+/* ceil(log2(n)): the steps that an ideal bisection of n candidates takes. */
+unsigned engine_estimate_steps(size_t n);
+
+/* The weight (candidate ancestors, itself included) of commit; test aid. */
+size_t engine_weight(struct engine *e, uint32_t commit);
+
+#endif

@@ -1,0 +1,411 @@
+/*
+ * Everything that talks to libgit2.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <git2.h>
+
+#include "error.h"
+#include "gitutil.h"
+
+struct gu_repo {
+	git_repository *repo;
+};
+
+static int git_fail(int code, const char *what)
+{
+	const git_error *e = git_error_last();
+
+	return err_set(code, "%s: %s", what, e && e->message ? e->message :
+							     "unknown error");
+}
+
+int gu_init(void)
+{
+	return git_libgit2_init() < 0 ? git_fail(ERR_INFRA, "libgit2") : 0;
+}
+
+void gu_shutdown(void)
+{
+	git_libgit2_shutdown();
+}
+
+int gu_open(struct gu_repo **out, const char *path)
+{
+	struct gu_repo *r;
+	char what[4200];
+
+	*out = NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return err_set(ERR_NOMEM, "out of memory");
+	if (git_repository_open_ext(&r->repo, path,
+				    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
+		free(r);
+		snprintf(what, sizeof(what), "cannot open repository '%s'",
+			 path);
+		return git_fail(ERR_INPUT, what);
+	}
+	*out = r;
+	return 0;
+}
+
+void gu_close(struct gu_repo *r)
+{
+	if (!r)
+		return;
+	git_repository_free(r->repo);
+	free(r);
+}
+
+const char *gu_gitdir(struct gu_repo *r)
+{
+	return git_repository_commondir(r->repo);
+}
+
+void gu_oid_hex(char out[GU_HEXSZ + 1], const struct gu_oid *oid)
+{
+	git_oid_tostr(out, GU_HEXSZ + 1, (const git_oid *)oid);
+}
+
+int gu_oid_equal(const struct gu_oid *a, const struct gu_oid *b)
+{
+	return !memcmp(a->id, b->id, sizeof(a->id));
+}
+
+int gu_oid_parse(struct gu_oid *out, const char *hex)
+{
+	if (strlen(hex) != GU_HEXSZ ||
+	    git_oid_fromstr((git_oid *)out, hex) < 0)
+		return err_set(ERR_INPUT, "bad object id '%s'", hex);
+	return 0;
+}
+
+int gu_resolve(struct gu_repo *r, const char *rev, struct gu_oid *out)
+{
+	git_object *obj = NULL, *commit = NULL;
+	int rc = 0;
+
+	if (git_revparse_single(&obj, r->repo, rev) < 0)
+		return err_set(ERR_INPUT, "unknown revision '%s'", rev);
+	if (git_object_peel(&commit, obj, GIT_OBJECT_COMMIT) < 0)
+		rc = err_set(ERR_INPUT, "revision '%s' is not a commit", rev);
+	else
+		memcpy(out, git_object_id(commit), sizeof(*out));
+	git_object_free(commit);
+	git_object_free(obj);
+	return rc;
+}
+
+int gu_is_ancestor(struct gu_repo *r, const struct gu_oid *anc,
+		   const struct gu_oid *desc)
+{
+	int rc;
+
+	if (gu_oid_equal(anc, desc))
+		return 1;
+	rc = git_graph_descendant_of(r->repo, (const git_oid *)desc,
+				     (const git_oid *)anc);
+	if (rc < 0)
+		return git_fail(ERR_GENERIC, "cannot walk history");
+	return rc;
+}
+
+int gu_merge_base(struct gu_repo *r, const struct gu_oid *a,
+		  const struct gu_oid *b, struct gu_oid *out)
+{
+	int rc = git_merge_base((git_oid *)out, r->repo, (const git_oid *)a,
+				(const git_oid *)b);
+
+	if (rc == GIT_ENOTFOUND)
+		return err_set(ERR_NOTFOUND, "no merge base");
+	return rc < 0 ? git_fail(ERR_GENERIC, "cannot find merge base") : 0;
+}
+
+struct sorted {
+	struct gu_oid oid;
+	uint32_t idx;
+};
+
+static int cmp_sorted(const void *a, const void *b)
+{
+	return memcmp(&((const struct sorted *)a)->oid,
+		      &((const struct sorted *)b)->oid, sizeof(struct gu_oid));
+}
+
+static int graph_edges(struct gu_graph *g, git_repository *repo)
+{
+	struct sorted *s = malloc(g->n * sizeof(*s)), key, *hit;
+	size_t i, cap = g->n + 16;
+	int rc = 0;
+
+	g->edge_child = malloc(cap * sizeof(uint32_t));
+	g->edge_parent = malloc(cap * sizeof(uint32_t));
+	if (!s || !g->edge_child || !g->edge_parent) {
+		free(s);
+		return err_set(ERR_NOMEM, "out of memory");
+	}
+	for (i = 0; i < g->n; i++) {
+		s[i].oid = g->oids[i];
+		s[i].idx = (uint32_t)i;
+	}
+	qsort(s, g->n, sizeof(*s), cmp_sorted);
+	for (i = 0; i < g->n && !rc; i++) {
+		git_commit *c;
+		unsigned j, np;
+
+		if (git_commit_lookup(&c, repo, (git_oid *)&g->oids[i]) < 0) {
+			rc = git_fail(ERR_GENERIC, "cannot read commit");
+			break;
+		}
+		np = git_commit_parentcount(c);
+		for (j = 0; j < np; j++) {
+			memcpy(&key.oid, git_commit_parent_id(c, j),
+			       sizeof(key.oid));
+			hit = bsearch(&key, s, g->n, sizeof(*s), cmp_sorted);
+			if (!hit)
+				continue;
+			if (g->nedges == cap) {
+				uint32_t *a, *b;
+
+				cap *= 2;
+				a = realloc(g->edge_child, cap * sizeof(*a));
+				if (a)
+					g->edge_child = a;
+				b = realloc(g->edge_parent, cap * sizeof(*b));
+				if (b)
+					g->edge_parent = b;
+				if (!a || !b) {
+					rc = err_set(ERR_NOMEM, "out of memory");
+					break;
+				}
+			}
+			g->edge_child[g->nedges] = (uint32_t)i;
+			g->edge_parent[g->nedges] = hit->idx;
+			g->nedges++;
+		}
+		git_commit_free(c);
+	}
+	free(s);
+	return rc;
+}
+
+int gu_graph_load(struct gu_graph *out, struct gu_repo *r,
+		  const struct gu_oid *bad, const struct gu_oid *goods,
+		  size_t ngoods)
+{
+	git_revwalk *walk = NULL;
+	git_oid oid;
+	size_t i, cap = 1024;
+	int rc = 0, w;
+
+	memset(out, 0, sizeof(*out));
+	if (git_revwalk_new(&walk, r->repo) < 0)
+		return git_fail(ERR_GENERIC, "cannot walk history");
+	git_revwalk_sorting(walk, GIT_SORT_TIME);
+	if (git_revwalk_push(walk, (const git_oid *)bad) < 0) {
+		rc = git_fail(ERR_GENERIC, "cannot walk history");
+		goto out;
+	}
+	for (i = 0; i < ngoods; i++)
+		if (git_revwalk_hide(walk, (const git_oid *)&goods[i]) < 0) {
+			rc = git_fail(ERR_GENERIC, "cannot walk history");
+			goto out;
+		}
+	out->oids = malloc(cap * sizeof(*out->oids));
+	if (!out->oids) {
+		rc = err_set(ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	while ((w = git_revwalk_next(&oid, walk)) == 0) {
+		if (out->n == cap) {
+			struct gu_oid *p;
+
+			cap *= 2;
+			p = realloc(out->oids, cap * sizeof(*p));
+			if (!p) {
+				rc = err_set(ERR_NOMEM, "out of memory");
+				goto out;
+			}
+			out->oids = p;
+		}
+		memcpy(&out->oids[out->n++], &oid, sizeof(oid));
+	}
+	if (w != GIT_ITEROVER) {
+		rc = git_fail(ERR_GENERIC, "cannot walk history");
+		goto out;
+	}
+	if (out->n)
+		rc = graph_edges(out, r->repo);
+out:
+	git_revwalk_free(walk);
+	if (rc)
+		gu_graph_release(out);
+	return rc;
+}
+
+void gu_graph_release(struct gu_graph *g)
+{
+	free(g->oids);
+	free(g->edge_child);
+	free(g->edge_parent);
+	memset(g, 0, sizeof(*g));
+}
+
+long gu_graph_find(const struct gu_graph *g, const struct gu_oid *oid)
+{
+	size_t i;
+
+	for (i = 0; i < g->n; i++)
+		if (gu_oid_equal(&g->oids[i], oid))
+			return (long)i;
+	return -1;
+}
+
+static int collect_file(const git_diff_delta *d, float progress, void *payload)
+{
+	struct gu_commit *c = payload;
+	char **p;
+
+	(void)progress;
+	if (c->nfiles >= 1000)
+		return 0;
+	p = realloc(c->files, (c->nfiles + 1) * sizeof(*p));
+	if (!p)
+		return -1;
+	c->files = p;
+	c->files[c->nfiles] = strdup(d->new_file.path ? d->new_file.path :
+							 d->old_file.path);
+	if (!c->files[c->nfiles])
+		return -1;
+	c->nfiles++;
+	return 0;
+}
+
+static char *format_date(const git_signature *sig)
+{
+	char buf[64];
+	time_t t = (time_t)sig->when.time + sig->when.offset * 60;
+	struct tm tm;
+	int off = sig->when.offset;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%c%02d:%02d",
+		 off < 0 ? '-' : '+', abs(off) / 60, abs(off) % 60);
+	return strdup(buf);
+}
+
+int gu_commit_info(struct gu_commit *out, struct gu_repo *r,
+		   const struct gu_oid *oid)
+{
+	git_commit *c = NULL, *parent = NULL;
+	git_tree *tree = NULL, *ptree = NULL;
+	git_diff *diff = NULL;
+	const git_signature *a;
+	const char *summary;
+	char who[1024];
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	gu_oid_hex(out->hex, oid);
+	if (git_commit_lookup(&c, r->repo, (const git_oid *)oid) < 0)
+		return git_fail(ERR_GENERIC, "cannot read commit");
+	a = git_commit_author(c);
+	summary = git_commit_summary(c);
+	snprintf(who, sizeof(who), "%s <%s>", a->name, a->email);
+	out->subject = strdup(summary ? summary : "");
+	out->author = strdup(who);
+	out->date = format_date(a);
+	out->nparents = git_commit_parentcount(c);
+	if (!out->subject || !out->author || !out->date) {
+		rc = err_set(ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if (git_commit_tree(&tree, c) < 0 ||
+	    (out->nparents && (git_commit_parent(&parent, c, 0) < 0 ||
+			       git_commit_tree(&ptree, parent) < 0)) ||
+	    git_diff_tree_to_tree(&diff, r->repo, ptree, tree, NULL) < 0 ||
+	    git_diff_foreach(diff, collect_file, NULL, NULL, NULL, out) < 0)
+		rc = git_fail(ERR_GENERIC, "cannot diff commit");
+out:
+	git_diff_free(diff);
+	git_tree_free(ptree);
+	git_tree_free(tree);
+	git_commit_free(parent);
+	git_commit_free(c);
+	if (rc)
+		gu_commit_release(out);
+	return rc;
+}
+
+void gu_commit_release(struct gu_commit *c)
+{
+	size_t i;
+
+	free(c->subject);
+	free(c->author);
+	free(c->date);
+	for (i = 0; i < c->nfiles; i++)
+		free(c->files[i]);
+	free(c->files);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Make dir a repository that borrows objects from src. */
+static int init_worktree(git_repository **out, struct gu_repo *src,
+			 const char *dir)
+{
+	git_repository *repo = NULL;
+	char path[4200];
+	FILE *f;
+
+	if (git_repository_init(&repo, dir, 0) < 0)
+		return git_fail(ERR_INFRA, "cannot create worktree");
+	snprintf(path, sizeof(path), "%s/objects/info/alternates",
+		 git_repository_path(repo));
+	git_repository_free(repo);
+	f = fopen(path, "w");
+	if (!f)
+		return err_sys(ERR_INFRA, "cannot write '%s'", path);
+	fprintf(f, "%sobjects\n", gu_gitdir(src));
+	if (fclose(f))
+		return err_sys(ERR_INFRA, "cannot write '%s'", path);
+	if (git_repository_open(out, dir) < 0)
+		return git_fail(ERR_INFRA, "cannot open worktree");
+	return 0;
+}
+
+int gu_checkout(struct gu_repo *r, const char *dir, const struct gu_oid *oid)
+{
+	git_checkout_options opts;
+	git_repository *repo = NULL;
+	git_commit *c = NULL;
+	char gitdir[4200];
+	struct stat st;
+	int rc;
+
+	snprintf(gitdir, sizeof(gitdir), "%s/.git", dir);
+	if (stat(gitdir, &st) == 0)
+		rc = git_repository_open(&repo, dir) < 0 ?
+			     git_fail(ERR_INFRA, "cannot open worktree") :
+			     0;
+	else
+		rc = init_worktree(&repo, r, dir);
+	if (rc)
+		return rc;
+	git_checkout_options_init(&opts, GIT_CHECKOUT_OPTIONS_VERSION);
+	opts.checkout_strategy = GIT_CHECKOUT_FORCE;
+	if (git_commit_lookup(&c, repo, (const git_oid *)oid) < 0 ||
+	    git_checkout_tree(repo, (git_object *)c, &opts) < 0 ||
+	    git_repository_set_head_detached(repo, (const git_oid *)oid) < 0)
+		rc = git_fail(ERR_INFRA, "cannot check out commit");
+	git_commit_free(c);
+	git_repository_free(repo);
+	return rc;
+}

@@ -1,0 +1,84 @@
+/*
+ * Git helpers over libgit2, the only file that includes git2.h: opening a
+ * repository, resolving revisions, loading the bisection graph, commit
+ * details, and checking commits out into a worktree of our own.
+ */
+#ifndef BISECTD_GITUTIL_H
+#define BISECTD_GITUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+
+#define GU_HEXSZ 40
+
+struct gu_oid {
+	unsigned char id[20];
+};
+
+struct gu_repo;
+
+/* A DAG of commits in rev-list order (newest first). */
+struct gu_graph {
+	struct gu_oid *oids; /* n commits */
+	size_t n;
+	uint32_t *edge_child, *edge_parent; /* nedges parent edges */
+	size_t nedges;
+};
+
+struct gu_commit {
+	char hex[GU_HEXSZ + 1];
+	char *subject;
+	char *author; /* "Name <email>" */
+	char *date;   /* ISO 8601 with offset */
+	char **files; /* changed against the first parent */
+	size_t nfiles;
+	size_t nparents;
+};
+
+int gu_init(void);
+void gu_shutdown(void);
+
+/* ERR_INPUT when path is not a repository. Caller frees with gu_close. */
+int gu_open(struct gu_repo **out, const char *path);
+void gu_close(struct gu_repo *r);
+/* The repository's git directory (borrowed). */
+const char *gu_gitdir(struct gu_repo *r);
+
+void gu_oid_hex(char out[GU_HEXSZ + 1], const struct gu_oid *oid);
+int gu_oid_equal(const struct gu_oid *a, const struct gu_oid *b);
+int gu_oid_parse(struct gu_oid *out, const char *hex);
+
+/* A revision to the commit it names; ERR_INPUT if unknown. */
+int gu_resolve(struct gu_repo *r, const char *rev, struct gu_oid *out);
+
+/* 1 when anc is an ancestor of (or equal to) desc, 0 when not, <0 error. */
+int gu_is_ancestor(struct gu_repo *r, const struct gu_oid *anc,
+		   const struct gu_oid *desc);
+
+/* ERR_NOTFOUND when a and b share no history. */
+int gu_merge_base(struct gu_repo *r, const struct gu_oid *a,
+		  const struct gu_oid *b, struct gu_oid *out);
+
+/* The ancestors of bad that no good reaches. Release with gu_graph_release. */
+int gu_graph_load(struct gu_graph *out, struct gu_repo *r,
+		  const struct gu_oid *bad, const struct gu_oid *goods,
+		  size_t ngoods);
+void gu_graph_release(struct gu_graph *g);
+/* Index of oid in g, or -1. */
+long gu_graph_find(const struct gu_graph *g, const struct gu_oid *oid);
+
+int gu_commit_info(struct gu_commit *out, struct gu_repo *r,
+		   const struct gu_oid *oid);
+void gu_commit_release(struct gu_commit *c);
+
+/*
+ * Check oid out into dir, a work tree with its own git directory that
+ * borrows r's objects (like `git clone --shared`): r itself is never
+ * written to.  Only files that differ are rewritten, so make's timestamps
+ * stay valid for incremental builds.
+ */
+int gu_checkout(struct gu_repo *r, const char *dir, const struct gu_oid *oid);
+
+#endif

@@ -1,0 +1,236 @@
+/*
+ * Operating-system helpers.  proc_run() is the one place where children
+ * are started: in their own process group, so that a timeout kills the
+ * whole tree (make and its compilers, QEMU), with an exec failure reported
+ * back through a close-on-exec pipe.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "util.h"
+
+int util_mkdir_p(const char *path)
+{
+	char tmp[4096];
+	size_t len = strlen(path), i;
+
+	if (len == 0 || len >= sizeof(tmp))
+		return err_set(ERR_INPUT, "bad directory name '%s'", path);
+	memcpy(tmp, path, len + 1);
+	for (i = 1; i <= len; i++) {
+		if (tmp[i] != '/' && tmp[i] != '\0')
+			continue;
+		tmp[i] = '\0';
+		if (mkdir(tmp, 0755) && errno != EEXIST)
+			return err_sys(ERR_INFRA, "cannot create directory '%s'",
+				       tmp);
+		tmp[i] = path[i];
+	}
+	return 0;
+}
+
+int util_write_atomic(const char *path, const void *data, size_t len)
+{
+	char tmp[4200];
+	const char *p = data;
+	int fd;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp-%d", path, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return err_sys(ERR_INFRA, "cannot write '%s'", path);
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err_sys(ERR_INFRA, "cannot write '%s'", path);
+			close(fd);
+			unlink(tmp);
+			return ERR_INFRA;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (close(fd) || rename(tmp, path)) {
+		err_sys(ERR_INFRA, "cannot write '%s'", path);
+		unlink(tmp);
+		return ERR_INFRA;
+	}
+	return 0;
+}
+
+double util_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+char *util_fmt(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return n < 0 ? NULL : s;
+}
+
+char *util_cache_dir(void)
+{
+	const char *env = getenv("BISECTD_CACHE"), *home;
+
+	if (env && *env)
+		return strdup(env);
+	env = getenv("XDG_CACHE_HOME");
+	if (env && *env)
+		return util_fmt("%s/bisectd", env);
+	home = getenv("HOME");
+	if (geteuid() == 0 || !home || !*home)
+		return strdup("/var/cache/bisectd");
+	return util_fmt("%s/.cache/bisectd", home);
+}
+
+int util_is_executable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	       access(path, X_OK) == 0;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag,
+		      struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		return rmdir(path);
+	return unlink(path);
+}
+
+int util_remove_tree(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) && errno == ENOENT)
+		return 0;
+	if (nftw(path, remove_one, 32, FTW_DEPTH | FTW_PHYS))
+		return err_sys(ERR_INFRA, "cannot remove '%s'", path);
+	return 0;
+}
+
+static void child(const char *const argv[], const struct proc_opts *o, int errfd)
+{
+	int fd, err;
+	size_t i;
+
+	setpgid(0, 0);
+	signal(SIGPIPE, SIG_DFL);
+	if (o->cwd && chdir(o->cwd))
+		goto fail;
+	if (o->log_path) {
+		fd = open(o->log_path,
+			  O_WRONLY | O_CREAT | (o->append ? O_APPEND : O_TRUNC),
+			  0644);
+		if (fd < 0)
+			goto fail;
+		dup2(fd, 1);
+		dup2(fd, 2);
+		close(fd);
+		fd = open("/dev/null", O_RDONLY);
+		if (fd >= 0) {
+			dup2(fd, 0);
+			close(fd);
+		}
+	}
+	for (i = 0; o->env && o->env[i]; i++)
+		putenv((char *)o->env[i]);
+	execvp(argv[0], (char *const *)argv);
+fail:
+	err = errno;
+	if (write(errfd, &err, sizeof(err)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+int proc_run(struct proc_result *out, const char *const argv[],
+	     const struct proc_opts *o)
+{
+	static const struct proc_opts none;
+	double start = util_now(), next_tick;
+	int pipefd[2], status, err = 0;
+	pid_t pid, w;
+
+	memset(out, 0, sizeof(*out));
+	if (!o)
+		o = &none;
+	if (pipe2(pipefd, O_CLOEXEC))
+		return err_sys(ERR_INFRA, "cannot create pipe");
+	pid = fork();
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return err_sys(ERR_INFRA, "cannot fork");
+	}
+	if (pid == 0)
+		child(argv, o, pipefd[1]);
+	setpgid(pid, pid);
+	close(pipefd[1]);
+	if (read(pipefd[0], &err, sizeof(err)) == (ssize_t)sizeof(err)) {
+		out->exec_failed = 1;
+		err_set(ERR_INFRA, "cannot run '%s': %s", argv[0],
+			strerror(err));
+	}
+	close(pipefd[0]);
+	next_tick = start + 1;
+	for (;;) {
+		double now;
+
+		w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			status = 0;
+			break;
+		}
+		now = util_now();
+		if (o->timeout_s > 0 && now - start >= o->timeout_s &&
+		    !out->timed_out) {
+			out->timed_out = 1;
+			kill(-pid, SIGKILL);
+		}
+		if (o->tick && now >= next_tick) {
+			o->tick(now - start, o->payload);
+			next_tick = now + 1;
+		}
+		usleep(20000);
+	}
+	if (!out->timed_out)
+		kill(-pid, SIGKILL); /* leftovers of the group, if any */
+	out->seconds = util_now() - start;
+	if (WIFEXITED(status)) {
+		out->exited = 1;
+		out->status = WEXITSTATUS(status);
+	} else if (WIFSIGNALED(status)) {
+		out->signal = WTERMSIG(status);
+	}
+	return 0;
+}

@@ -1,0 +1,64 @@
+/*
+ * Small operating-system helpers shared by every program: directories,
+ * atomic file writes, clocks, the cache directory, and running a child
+ * process with a log file and a hard timeout.
+ */
+#ifndef BISECTD_UTIL_H
+#define BISECTD_UTIL_H
+
+#include <stddef.h>
+
+/* mkdir -p; ERR_INFRA on failure. */
+int util_mkdir_p(const char *path);
+
+/* Write data to path through a temporary file and rename(2). */
+int util_write_atomic(const char *path, const void *data, size_t len);
+
+/* Seconds on the monotonic clock. */
+double util_now(void);
+
+/*
+ * The cache directory: $BISECTD_CACHE, else $XDG_CACHE_HOME/bisectd, else
+ * /var/cache/bisectd for root and ~/.cache/bisectd for others.  Caller
+ * frees.
+ */
+char *util_cache_dir(void);
+
+/* printf into a fresh string; NULL when out of memory.  Caller frees. */
+char *util_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* 1 if path names an executable regular file. */
+int util_is_executable(const char *path);
+
+/* Remove a directory tree (rm -rf); a missing path is not an error. */
+int util_remove_tree(const char *path);
+
+struct proc_opts {
+	const char *cwd;	/* NULL: inherit */
+	const char *const *env; /* extra "NAME=value" entries, NULL-ended */
+	const char *log_path;	/* stdout and stderr go here; NULL: inherit */
+	int append;		/* append to log_path instead of truncating */
+	double timeout_s;	/* 0: none; the process group is killed */
+	/* called about once a second while the child runs */
+	void (*tick)(double elapsed, void *payload);
+	void *payload;
+};
+
+struct proc_result {
+	int status;	 /* exit status when exited */
+	int exited;	 /* exited normally */
+	int signal;	 /* the signal that ended it, or 0 */
+	int timed_out;	 /* killed at the timeout */
+	int exec_failed; /* could not be started at all */
+	double seconds;
+};
+
+/*
+ * Run argv[0] (searched in PATH) and wait for it.  A child that could not
+ * be started is reported in out->exec_failed, with the reason in
+ * err_last(); the return value is nonzero only when fork() itself fails.
+ */
+int proc_run(struct proc_result *out, const char *const argv[],
+	     const struct proc_opts *o);
+
+#endif

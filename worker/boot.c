@@ -1,0 +1,167 @@
+/*
+ * Booting a kernel in QEMU: direct kernel boot with the step's initramfs,
+ * the serial console to a log file, a hard timeout, and KVM only when a
+ * probe shows that a KVM guest really runs on this host.
+ *
+ * The probe boots the first kernel of the process under KVM and looks for
+ * any console output within PROBE_TIMEOUT seconds.  A guest that printed
+ * anything ran (even if it then crashed); on a host where /dev/kvm exists
+ * but guests hang, nothing is printed and every later boot uses TCG.  A
+ * real-mode firmware probe is not enough: such hosts run real-mode code
+ * under KVM and hang later, on the way to long mode.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "util.h"
+#include "worker.h"
+
+#define PROBE_TIMEOUT 10
+#define MAX_ARGS 64
+
+static int kvm_state = -1;
+
+static int run_qemu(struct proc_result *pr, const struct recipe *r, int kvm,
+		    const char *kernel, const char *initrd,
+		    const char *console_log, const char *qemu_log,
+		    double timeout);
+
+int boot_kvm_usable(const struct recipe *r, const char *kernel,
+		    const char *initrd, const char *scratch_log)
+{
+	struct proc_result pr;
+	struct stat st;
+
+	if (kvm_state >= 0)
+		return kvm_state;
+	kvm_state = 0;
+	if (getenv("BISECTD_NO_KVM")) {
+		fprintf(stderr, "bisectd: KVM disabled by BISECTD_NO_KVM; "
+				"using TCG\n");
+		return 0;
+	}
+	if (access("/dev/kvm", R_OK | W_OK)) {
+		fprintf(stderr, "bisectd: /dev/kvm not usable; using TCG\n");
+		return 0;
+	}
+	unlink(scratch_log);
+	if (!run_qemu(&pr, r, 1, kernel, initrd, scratch_log, "/dev/null",
+		      PROBE_TIMEOUT) &&
+	    !stat(scratch_log, &st) && st.st_size > 0)
+		kvm_state = 1;
+	unlink(scratch_log);
+	if (kvm_state)
+		fprintf(stderr, "bisectd: a KVM guest printed to its console; "
+				"using KVM\n");
+	else
+		fprintf(stderr,
+			"bisectd: /dev/kvm exists but a KVM guest printed "
+			"nothing within %d s; using TCG\n",
+			PROBE_TIMEOUT);
+	return kvm_state;
+}
+
+/* Split s on spaces into argv slots; returns the new count. */
+static size_t split_args(const char **argv, size_t n, char *s)
+{
+	char *tok, *save = NULL;
+
+	for (tok = strtok_r(s, " \t", &save); tok && n < MAX_ARGS - 1;
+	     tok = strtok_r(NULL, " \t", &save))
+		argv[n++] = tok;
+	return n;
+}
+
+static int run_qemu(struct proc_result *pr, const struct recipe *r, int kvm,
+		    const char *kernel, const char *initrd,
+		    const char *console_log, const char *qemu_log,
+		    double timeout)
+{
+	const char *argv[MAX_ARGS];
+	char mem[16], cpus[16], *append, *serial, *extra;
+	struct proc_opts o = { .log_path = qemu_log, .timeout_s = timeout };
+	size_t n = 0;
+	int rc;
+
+	snprintf(mem, sizeof(mem), "%d", r->memory_mb);
+	snprintf(cpus, sizeof(cpus), "%d", r->cpus);
+	append = util_fmt("%s panic=-1 bisectd.marker=%s", r->append,
+			  r->marker);
+	serial = util_fmt("file:%s", console_log);
+	extra = strdup(r->qemu_args);
+	if (!append || !serial || !extra) {
+		rc = err_set(ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	argv[n++] = r->qemu;
+	argv[n++] = "-nodefaults";
+	argv[n++] = "-display";
+	argv[n++] = "none";
+	argv[n++] = "-no-reboot";
+	argv[n++] = "-accel";
+	argv[n++] = kvm ? "kvm" : "tcg";
+	if (kvm) {
+		argv[n++] = "-cpu";
+		argv[n++] = "host";
+	}
+	argv[n++] = "-m";
+	argv[n++] = mem;
+	argv[n++] = "-smp";
+	argv[n++] = cpus;
+	argv[n++] = "-kernel";
+	argv[n++] = kernel;
+	argv[n++] = "-initrd";
+	argv[n++] = initrd;
+	argv[n++] = "-append";
+	argv[n++] = append;
+	argv[n++] = "-serial";
+	argv[n++] = serial;
+	n = split_args(argv, n, extra);
+	argv[n] = NULL;
+	rc = proc_run(pr, argv, &o);
+out:
+	free(append);
+	free(serial);
+	free(extra);
+	return rc;
+}
+
+int boot_run(struct boot_result *out, const struct recipe *r,
+	     const char *kernel, const char *initrd, const char *console_log,
+	     const char *qemu_log)
+{
+	struct proc_result pr;
+	struct buf con;
+	int kvm = boot_kvm_usable(r, kernel, initrd, console_log), rc;
+
+	memset(out, 0, sizeof(*out));
+	out->accel = kvm ? "kvm" : "tcg";
+	unlink(console_log);
+	rc = run_qemu(&pr, r, kvm, kernel, initrd, console_log, qemu_log,
+		      r->boot_timeout);
+	if (rc)
+		return rc;
+	out->seconds = pr.seconds;
+	if (pr.timed_out)
+		out->end = BOOT_TIMEOUT;
+	else if (pr.exec_failed || !pr.exited || pr.status != 0)
+		out->end = BOOT_NOT_STARTED;
+	else
+		out->end = BOOT_EXITED;
+	buf_init(&con, 16u << 20);
+	if (buf_read_file(&con, console_log) && out->end == BOOT_EXITED)
+		out->end = BOOT_NOT_STARTED;
+	out->console = buf_detach(&con);
+	return 0;
+}
+
+void boot_result_release(struct boot_result *b)
+{
+	free(b->console);
+	b->console = NULL;
+}

@@ -1,0 +1,320 @@
+/*
+ * Kernel configuration for a step: the recipe's base config (a make target
+ * such as tinyconfig, or a distribution's config file, compressed or not),
+ * the traps that distribution configs set for a build that is not the
+ * distribution's own, the recipe's fragments, and olddefconfig.  Every
+ * change made on the way is reported, and so is every fragment option that
+ * olddefconfig silently dropped.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "error.h"
+#include "util.h"
+#include "worker.h"
+
+int kconfig_read(struct buf *out, const char *path)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+	char chunk[65536];
+	la_ssize_t n;
+	int rc = 0;
+
+	archive_read_support_filter_all(a);
+	archive_read_support_format_raw(a);
+	if (archive_read_open_filename(a, path, 65536) != ARCHIVE_OK ||
+	    archive_read_next_header(a, &e) != ARCHIVE_OK) {
+		rc = err_set(ERR_INPUT, "cannot read config '%s': %s", path,
+			     archive_error_string(a));
+		goto out;
+	}
+	while ((n = archive_read_data(a, chunk, sizeof(chunk))) > 0)
+		if ((rc = buf_put(out, chunk, (size_t)n)))
+			goto out;
+	if (n < 0)
+		rc = err_set(ERR_INPUT, "cannot read config '%s': %s", path,
+			     archive_error_string(a));
+out:
+	archive_read_free(a);
+	return rc;
+}
+
+/* The value of CONFIG_<name> in text: "y", "\"str\"", "n" if not set. */
+static int config_value(char *out, size_t size, const char *text,
+			const char *name)
+{
+	char key[256];
+	const char *p;
+	size_t klen;
+
+	snprintf(key, sizeof(key), "CONFIG_%s=", name);
+	klen = strlen(key);
+	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!strncmp(p, key, klen)) {
+			size_t n = strcspn(p + klen, "\n");
+
+			snprintf(out, size, "%.*s", (int)n, p + klen);
+			return 1;
+		}
+	}
+	snprintf(out, size, "n");
+	return 0;
+}
+
+/*
+ * Set CONFIG_<name> to value ("n" writes "is not set") in text, replacing
+ * an existing line or appending one.
+ */
+static int config_set(struct buf *text, const char *name, const char *value)
+{
+	struct buf out;
+	char key[256], unset[256];
+	const char *p = buf_str(text);
+	int done = 0, rc = 0;
+
+	snprintf(key, sizeof(key), "CONFIG_%s=", name);
+	snprintf(unset, sizeof(unset), "# CONFIG_%s is not set", name);
+	buf_init(&out, text->max);
+	while (*p && !rc) {
+		size_t n = strcspn(p, "\n");
+		int match = !strncmp(p, key, strlen(key)) ||
+			    (n == strlen(unset) && !strncmp(p, unset, n));
+
+		if (match && !done) {
+			rc = strcmp(value, "n") ?
+				     buf_printf(&out, "%s%s\n", key, value) :
+				     buf_printf(&out, "%s\n", unset);
+			done = 1;
+		} else if (!match) {
+			rc = buf_printf(&out, "%.*s\n", (int)n, p);
+		}
+		p += n;
+		if (*p == '\n')
+			p++;
+	}
+	if (!done && !rc)
+		rc = strcmp(value, "n") ? buf_printf(&out, "%s%s\n", key, value) :
+					  buf_printf(&out, "%s\n", unset);
+	if (rc) {
+		buf_release(&out);
+		return rc;
+	}
+	buf_release(text);
+	*text = out;
+	return 0;
+}
+
+/* A key file setting that points at a file this tree does not have. */
+static int missing_file(const char *value, const char *src_dir)
+{
+	char path[4096];
+	size_t n = strlen(value);
+
+	if (n < 2 || value[0] != '"')
+		return 0;
+	if (n == 2 || !strncmp(value, "\"pkcs11:", 8))
+		return 0;
+	if (value[1] == '/')
+		snprintf(path, sizeof(path), "%.*s", (int)(n - 2), value + 1);
+	else
+		snprintf(path, sizeof(path), "%s/%.*s", src_dir, (int)(n - 2),
+			 value + 1);
+	return access(path, R_OK) != 0;
+}
+
+int kconfig_fix_traps(struct buf *config, const char *src_dir,
+		      int have_pahole, struct buf *notes)
+{
+	static const struct {
+		const char *name, *fixed;
+	} keys[] = {
+		{ "SYSTEM_TRUSTED_KEYS", "\"\"" },
+		{ "SYSTEM_REVOCATION_KEYS", "\"\"" },
+		{ "MODULE_SIG_KEY", "\"certs/signing_key.pem\"" },
+	};
+	char v[4096];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		config_value(v, sizeof(v), buf_str(config), keys[i].name);
+		if (!missing_file(v, src_dir) ||
+		    !strcmp(v, keys[i].fixed))
+			continue;
+		rc = config_set(config, keys[i].name, keys[i].fixed);
+		if (rc)
+			return rc;
+		buf_printf(notes, "trap: CONFIG_%s=%s names a file this tree "
+				  "does not have; set to %s\n",
+			   keys[i].name, v, keys[i].fixed);
+	}
+	config_value(v, sizeof(v), buf_str(config), "DEBUG_INFO_BTF");
+	if (!have_pahole && !strcmp(v, "y")) {
+		rc = config_set(config, "DEBUG_INFO_BTF", "n");
+		if (rc)
+			return rc;
+		buf_puts(notes, "trap: CONFIG_DEBUG_INFO_BTF=y needs pahole, "
+				"which is not installed; disabled\n");
+	}
+	return 0;
+}
+
+/* Apply each "CONFIG_X=v" / "# CONFIG_X is not set" line of fragment. */
+static int merge_fragment(struct buf *config, const char *fragment,
+			  struct buf *wanted)
+{
+	const char *p = fragment;
+	int rc = 0;
+
+	while (*p && !rc) {
+		size_t n = strcspn(p, "\n");
+		char line[1024], name[256], value[768];
+
+		snprintf(line, sizeof(line), "%.*s", (int)n, p);
+		p += n;
+		if (*p)
+			p++;
+		if (sscanf(line, "CONFIG_%255[A-Za-z0-9_]=%767[^\n]", name,
+			   value) == 2 ||
+		    sscanf(line, "# CONFIG_%255[A-Za-z0-9_] is not se%1[t]",
+			   name, value) == 2) {
+			if (line[0] == '#')
+				strcpy(value, "n");
+			rc = config_set(config, name, value);
+			if (!rc)
+				rc = buf_printf(wanted, "%s=%s\n", name, value);
+		}
+	}
+	return rc;
+}
+
+/* Note every wanted option whose final value differs. */
+static void check_dropped(const char *final, const char *wanted,
+			  struct buf *notes)
+{
+	const char *p = wanted;
+
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		char line[1024], have[768], *eq;
+
+		snprintf(line, sizeof(line), "%.*s", (int)n, p);
+		p += n;
+		if (*p)
+			p++;
+		eq = strchr(line, '=');
+		if (!eq)
+			continue;
+		*eq = '\0';
+		config_value(have, sizeof(have), final, line);
+		if (strcmp(have, eq + 1))
+			buf_printf(notes,
+				   "dropped: CONFIG_%s=%s was asked for but "
+				   "olddefconfig left %s\n",
+				   line, eq + 1, have);
+	}
+}
+
+static int run_make(const struct recipe *r, const char *src_dir,
+		    const char *build_dir, const char *target,
+		    const char *log_path)
+{
+	struct proc_result pr;
+	char *o = util_fmt("O=%s", build_dir), *arch = util_fmt("ARCH=%s",
+								  r->arch);
+	const char *argv[] = { "make", "-s", "-C", src_dir, o, arch,
+			 target, NULL };
+	struct proc_opts opts = { .log_path = log_path, .append = 1 };
+	int rc;
+
+	if (!o || !arch) {
+		free(o);
+		free(arch);
+		return err_set(ERR_NOMEM, "out of memory");
+	}
+	rc = proc_run(&pr, argv, &opts);
+	if (!rc && (pr.exec_failed || !pr.exited || pr.status))
+		rc = err_set(ERR_INFRA, "make %s failed (see %s)", target,
+			     log_path);
+	free(o);
+	free(arch);
+	return rc;
+}
+
+static int have_program(const char *name)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, name);
+		if (util_is_executable(buf))
+			return 1;
+		path += n;
+		if (*path)
+			path++;
+	}
+	return 0;
+}
+
+int kconfig_prepare(const struct recipe *r, const char *src_dir,
+		    const char *build_dir, const char *log_path,
+		    struct buf *notes)
+{
+	struct buf config, frag, wanted, final;
+	char *dotconfig = util_fmt("%s/.config", build_dir);
+	int is_target = !strchr(r->base, '/');
+	size_t i;
+	int rc;
+
+	buf_init(&config, 0);
+	buf_init(&frag, 0);
+	buf_init(&wanted, 0);
+	buf_init(&final, 0);
+	if (!dotconfig)
+		return err_set(ERR_NOMEM, "out of memory");
+	if ((rc = util_mkdir_p(build_dir)))
+		goto out;
+	if (is_target) {
+		rc = run_make(r, src_dir, build_dir, r->base, log_path);
+		if (!rc)
+			rc = buf_read_file(&config, dotconfig);
+	} else {
+		rc = kconfig_read(&config, r->base);
+	}
+	if (rc)
+		goto out;
+	rc = kconfig_fix_traps(&config, src_dir, have_program("pahole"), notes);
+	for (i = 0; i < r->nfragments && !rc; i++) {
+		buf_reset(&frag);
+		rc = buf_read_file(&frag, r->fragments[i]);
+		if (rc) {
+			rc = err_wrap(ERR_INPUT, "recipe '%s'", r->name);
+			break;
+		}
+		rc = merge_fragment(&config, buf_str(&frag), &wanted);
+	}
+	if (!rc)
+		rc = util_write_atomic(dotconfig, config.ptr, config.len);
+	if (!rc)
+		rc = run_make(r, src_dir, build_dir, "olddefconfig", log_path);
+	if (!rc)
+		rc = buf_read_file(&final, dotconfig);
+	if (!rc)
+		check_dropped(buf_str(&final), buf_str(&wanted), notes);
+out:
+	free(dotconfig);
+	buf_release(&config);
+	buf_release(&frag);
+	buf_release(&wanted);
+	buf_release(&final);
+	return rc;
+}

@@ -1,0 +1,306 @@
+/*
+ * The step pipeline.
+ *
+ * Design.  A step runs in two directories.  work_dir persists across
+ * steps of the same (repository, recipe): src/ is a worktree that
+ * gu_checkout() moves from commit to commit, rewriting only the files that
+ * differ, and build/ is make's O= directory, so that each step rebuilds
+ * incrementally (and ccache catches what make does not).  step_dir is the
+ * step's own: build.log, config, initramfs.cpio, console-N.log.
+ *
+ *   checkout --fail--> infra
+ *   config   --fail--> skip   (the commit's Kconfig does not work)
+ *   build    --fail--> skip   (with the first compiler error)
+ *   boot x runs: any infra -> infra; any bad -> bad; all good -> good
+ *
+ * Nothing here decides what a failure to run means for the bisection:
+ * that is the caller's business.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "util.h"
+#include "worker.h"
+
+struct live {
+	const char *what;
+	int on;
+};
+
+static void live_tick(double elapsed, void *payload)
+{
+	static const char spin[] = "|/-\\";
+	struct live *l = payload;
+	int s = (int)elapsed;
+
+	if (!l->on)
+		return;
+	fprintf(stderr, "\r  %s %d:%02d %c ", l->what, s / 60, s % 60,
+		spin[s % 4]);
+	fflush(stderr);
+}
+
+static void live_done(struct live *l)
+{
+	if (l->on)
+		fprintf(stderr, "\r%*s\r", 40, "");
+}
+
+static char *ccache_dir_env(void)
+{
+	char *cache;
+	char *s;
+
+	if (getenv("CCACHE_DIR"))
+		return NULL;
+	cache = util_cache_dir();
+	s = cache ? util_fmt("CCACHE_DIR=%s/ccache", cache) : NULL;
+	free(cache);
+	return s;
+}
+
+static int have_ccache(void)
+{
+	return util_is_executable("/usr/bin/ccache") ||
+	       util_is_executable("/usr/local/bin/ccache");
+}
+
+/* Run make in src with O=build; 0 when it succeeded. */
+static int make(const struct step_spec *s, const char *src, const char *build,
+		const char *targets, const char *log, struct proc_result *pr)
+{
+	const char *argv[48];
+	char *o = util_fmt("O=%s", build), *arch = util_fmt("ARCH=%s",
+							       s->recipe->arch);
+	char jobs[32], *t = strdup(targets), *tok, *save = NULL;
+	char *ccenv = ccache_dir_env();
+	const char *env[] = { ccenv, NULL };
+	struct live l = { "building", s->live };
+	struct proc_opts opts = { .log_path = log, .append = 1,
+				  .env = ccenv ? env : NULL,
+				  .tick = live_tick, .payload = &l };
+	size_t n = 0;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int rc;
+
+	snprintf(jobs, sizeof(jobs), "-j%ld", ncpu > 0 ? ncpu : 1);
+	argv[n++] = "make";
+	argv[n++] = "-C";
+	argv[n++] = src;
+	argv[n++] = o;
+	argv[n++] = arch;
+	argv[n++] = jobs;
+	if (have_ccache())
+		argv[n++] = "CC=ccache gcc";
+	argv[n++] = "KBUILD_BUILD_USER=bisectd";
+	argv[n++] = "KBUILD_BUILD_HOST=bisectd";
+	for (tok = strtok_r(t, " ", &save); tok && n < 46;
+	     tok = strtok_r(NULL, " ", &save))
+		argv[n++] = tok;
+	argv[n] = NULL;
+	rc = proc_run(pr, argv, &opts);
+	live_done(&l);
+	free(o);
+	free(arch);
+	free(t);
+	free(ccenv);
+	return rc;
+}
+
+static void set_text(char **dst, const char *src)
+{
+	free(*dst);
+	*dst = strdup(src ? src : "");
+}
+
+static int do_build(struct step_result *out, const struct step_spec *s,
+		    const char *src, const char *build, const char *moddir)
+{
+	struct proc_result pr;
+	struct buf log;
+	double t0 = util_now();
+	char *err;
+	int rc;
+
+	rc = make(s, src, build, s->recipe->targets, out->build_log, &pr);
+	if (!rc && pr.exited && pr.status == 0 && s->recipe->modules) {
+		char *target = util_fmt("modules_install INSTALL_MOD_STRIP=1 "
+					"INSTALL_MOD_PATH=%s",
+					moddir);
+
+		util_remove_tree(moddir);
+		rc = target ? make(s, src, build, target, out->build_log, &pr) :
+			      err_set(ERR_NOMEM, "out of memory");
+		free(target);
+	}
+	out->build_s = util_now() - t0;
+	if (rc || pr.exec_failed) {
+		out->verdict = VERDICT_INFRA;
+		set_text(&out->title, err_last());
+		return 1;
+	}
+	if (pr.exited && pr.status == 0)
+		return 0;
+	buf_init(&log, 64u << 20);
+	buf_read_file(&log, out->build_log);
+	err = build_first_error(buf_str(&log));
+	out->verdict = VERDICT_SKIP;
+	free(out->title);
+	out->title = util_fmt("build failed: %s",
+			      err ? err : "make exited with an error");
+	set_text(&out->excerpt, err);
+	free(err);
+	buf_release(&log);
+	return 1;
+}
+
+/* Boot runs times and fold the verdicts: infra > bad > good. */
+static int do_boots(struct step_result *out, const struct step_spec *s,
+		    const char *kernel, const char *initrd)
+{
+	double total = 0;
+	int i;
+
+	for (i = 1; i <= s->runs; i++) {
+		struct classify_input in = { .marker = s->recipe->marker,
+					     .fail_on = s->recipe->fail_on,
+					     .timeout_s = s->recipe->boot_timeout };
+		struct classification c;
+		struct boot_result b;
+		char *con = util_fmt("%s/console-%d.log", s->step_dir, i);
+		char *qlog = util_fmt("%s/qemu-%d.log", s->step_dir, i);
+		int rc = con && qlog ? boot_run(&b, s->recipe, kernel, initrd,
+						con, qlog) :
+				       err_set(ERR_NOMEM, "out of memory");
+
+		free(qlog);
+		if (rc) {
+			free(con);
+			out->verdict = VERDICT_INFRA;
+			set_text(&out->title, err_last());
+			return 1;
+		}
+		out->accel = b.accel;
+		total += b.seconds;
+		in.console = b.console;
+		in.end = b.end;
+		rc = classify_console(&c, &in);
+		boot_result_release(&b);
+		if (rc) {
+			free(con);
+			return rc;
+		}
+		out->runs_done = i;
+		if (c.verdict != VERDICT_GOOD)
+			out->runs_failed++;
+		/* boot verdicts rank good < bad < infra; keep the worst run */
+		if (c.verdict > out->verdict) {
+			out->verdict = c.verdict;
+			set_text(&out->title, c.title);
+			set_text(&out->excerpt, c.excerpt);
+			free(out->console_log);
+			out->console_log = con;
+			con = NULL;
+		}
+		free(con);
+		classification_release(&c);
+		if (out->verdict == VERDICT_INFRA)
+			break;
+	}
+	out->boot_s = out->runs_done ? total / out->runs_done : 0;
+	return 0;
+}
+
+int pipeline_run(struct step_result *out, const struct step_spec *s)
+{
+	char *src = util_fmt("%s/src", s->work_dir);
+	char *build = util_fmt("%s/build", s->work_dir);
+	char *moddir = util_fmt("%s/modroot", s->work_dir);
+	char *kernel = NULL, *initrd = NULL, *config = NULL;
+	struct buf notes, cfg;
+	double t0;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	buf_init(&notes, 1 << 20);
+	buf_init(&cfg, 64u << 20);
+	out->title = strdup("");
+	out->excerpt = strdup("");
+	out->build_log = util_fmt("%s/build.log", s->step_dir);
+	out->config_path = util_fmt("%s/config", s->step_dir);
+	if (!src || !build || !moddir || !out->title || !out->excerpt ||
+	    !out->build_log || !out->config_path) {
+		rc = err_set(ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = util_mkdir_p(s->step_dir)) || (rc = util_mkdir_p(src)))
+		goto out;
+	unlink(out->build_log);
+
+	t0 = util_now();
+	if (gu_checkout(s->repo, src, &s->commit)) {
+		out->verdict = VERDICT_INFRA;
+		set_text(&out->title, err_last());
+		goto out;
+	}
+	out->checkout_s = util_now() - t0;
+
+	t0 = util_now();
+	rc = kconfig_prepare(s->recipe, src, build, out->build_log, &notes);
+	out->config_s = util_now() - t0;
+	out->config_notes = buf_detach(&notes);
+	if (rc == ERR_INPUT || rc == ERR_NOMEM)
+		goto out;
+	if (rc) {
+		rc = 0;
+		out->verdict = VERDICT_SKIP;
+		free(out->title);
+		out->title = util_fmt("config failed: %s", err_last());
+		goto out;
+	}
+	config = util_fmt("%s/.config", build);
+	if (config && !buf_read_file(&cfg, config))
+		util_write_atomic(out->config_path, cfg.ptr, cfg.len);
+
+	if (do_build(out, s, src, build, moddir))
+		goto out;
+
+	kernel = util_fmt("%s/%s", build, s->recipe->image);
+	initrd = util_fmt("%s/initramfs.cpio", s->step_dir);
+	if (!kernel || !initrd) {
+		rc = err_set(ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if (initramfs_write(initrd, s->recipe->init, s->test_script,
+			    s->recipe->modules ? moddir : NULL)) {
+		out->verdict = VERDICT_INFRA;
+		set_text(&out->title, err_last());
+		goto out;
+	}
+	rc = do_boots(out, s, kernel, initrd);
+out:
+	if (!out->config_notes)
+		out->config_notes = buf_detach(&notes);
+	buf_release(&cfg);
+	free(src);
+	free(build);
+	free(moddir);
+	free(kernel);
+	free(initrd);
+	free(config);
+	return rc;
+}
+
+void step_result_release(struct step_result *r)
+{
+	free(r->title);
+	free(r->excerpt);
+	free(r->build_log);
+	free(r->console_log);
+	free(r->config_path);
+	free(r->config_notes);
+	memset(r, 0, sizeof(*r));
+}

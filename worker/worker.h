@@ -1,0 +1,86 @@
+/*
+ * The step pipeline: checkout -> config -> build -> initramfs -> boot ->
+ * verdict, for one commit and one recipe.  bisectctl runs it in-process;
+ * its parts are declared here so that tests can drive each one.
+ */
+#ifndef BISECTD_WORKER_H
+#define BISECTD_WORKER_H
+
+#include "buf.h"
+#include "classify.h"
+#include "gitutil.h"
+#include "recipe.h"
+#include "verdict.h"
+
+struct step_spec {
+	struct gu_repo *repo;
+	struct gu_oid commit;
+	const struct recipe *recipe;
+	const char *test_script; /* run in the guest; NULL for none */
+	int runs;		 /* boots per step, at least 1 */
+	const char *work_dir;	 /* persistent: src/ and build/ live here */
+	const char *step_dir;	 /* this step's logs and config */
+	int live;		 /* draw a live indicator on stderr */
+};
+
+struct step_result {
+	enum verdict verdict;
+	char *title;	   /* crash title, build error or "" */
+	char *excerpt;	   /* console or compiler lines */
+	double checkout_s, config_s, build_s, boot_s; /* boot_s: mean */
+	int runs_done, runs_failed;
+	char *build_log;   /* paths, owned */
+	char *console_log; /* the first failing run's, or the last one's */
+	char *config_path;
+	char *config_notes; /* traps handled, options olddefconfig dropped */
+	const char *accel;  /* "kvm" or "tcg", static */
+};
+
+void step_result_release(struct step_result *r);
+
+/* Run one step; a failure to run it gives VERDICT_INFRA, not an error. */
+int pipeline_run(struct step_result *out, const struct step_spec *spec);
+
+/*
+ * Config: the recipe's base, the Debian traps, the fragments, then
+ * olddefconfig, in build_dir/.config.  notes gets one line per trap that
+ * was handled and per fragment option that olddefconfig dropped.
+ */
+int kconfig_prepare(const struct recipe *r, const char *src_dir,
+		    const char *build_dir, const char *log_path,
+		    struct buf *notes);
+
+/* Read a config file, xz- or gzip-compressed or plain, into out. */
+int kconfig_read(struct buf *out, const char *path);
+
+/* Apply the traps to config text in place; one note line per change. */
+int kconfig_fix_traps(struct buf *config, const char *src_dir,
+		      int have_pahole, struct buf *notes);
+
+/* The first compiler error in a build log, or NULL.  Caller frees. */
+char *build_first_error(const char *log);
+
+/* Write a cpio (newc) initramfs with busybox, init, test and modules. */
+int initramfs_write(const char *path, const char *init_script,
+		    const char *test_script, const char *modules_dir);
+
+/*
+ * 1 when KVM really runs a guest here, 0 when not: probed once per
+ * process by booting kernel under KVM, scratch_log holding its console.
+ */
+int boot_kvm_usable(const struct recipe *r, const char *kernel,
+		    const char *initrd, const char *scratch_log);
+
+struct boot_result {
+	enum boot_end end;
+	double seconds;
+	const char *accel; /* "kvm" or "tcg", static */
+	char *console; /* owned */
+};
+
+int boot_run(struct boot_result *out, const struct recipe *r,
+	     const char *kernel, const char *initrd, const char *console_log,
+	     const char *qemu_log);
+void boot_result_release(struct boot_result *b);
+
+#endif
