@@ -26,7 +26,7 @@ LIBS = $(shell pkg-config --libs $(PKGS))
 DEBS_BUILD = build-essential pkg-config libgit2-dev libarchive-dev \
 	libjansson-dev libcmocka-dev
 DEBS_RUN = git qemu-system-x86 busybox-static ccache bc bison flex \
-	libelf-dev libssl-dev dwarves cpio kmod xz-utils linux-source-6.1 \
+	libelf-dev libssl-dev cpio kmod xz-utils linux-source-6.1 \
 	linux-config-6.1
 
 LIB_SRC = $(wildcard lib/*.c)

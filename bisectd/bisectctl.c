@@ -266,7 +266,7 @@ static int run_test(struct session_step *st, const struct gu_oid *commit,
 	if (rc)
 		return rc;
 	if (pr.exec_failed)
-		return err_set(ERR_INPUT, "%s", err_last());
+		return ERR_INPUT; /* proc_run said which command and why */
 	if (!pr.exited)
 		return err_set(ERR_INFRA,
 			       "command was killed by signal %d: bisect run "

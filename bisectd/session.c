@@ -441,6 +441,19 @@ static int apply(struct session *s, const struct gu_oid *oid, enum verdict v)
 	return 0;
 }
 
+/* The log's own start: the bad commit and the good ones it began with. */
+static int is_start_commit(const struct session *s, const struct replayed *r)
+{
+	size_t i;
+
+	if (r->v == VERDICT_BAD)
+		return gu_oid_equal(&r->oid, &s->bad);
+	for (i = 0; r->v == VERDICT_GOOD && i < s->ngoods; i++)
+		if (gu_oid_equal(&r->oid, &s->goods[i]))
+			return 1;
+	return 0;
+}
+
 static int replay_into(struct session *s, const struct replayed *rp,
 		       size_t nrp)
 {
@@ -450,8 +463,7 @@ static int replay_into(struct session *s, const struct replayed *rp,
 	for (i = 0; i < nrp; i++) {
 		struct session_step *st;
 
-		if (gu_oid_equal(&rp[i].oid, &s->bad) &&
-		    rp[i].v == VERDICT_BAD)
+		if (is_start_commit(s, &rp[i]))
 			continue;
 		st = new_step(s);
 		if (!st)

@@ -193,6 +193,20 @@ static int is_scheduler_frame(const char *f)
 	return 0;
 }
 
+/*
+ * "func+0x49d/0x49d": an address one past the end of func, which belongs
+ * to whatever follows it (a stale stack word, not a frame).
+ */
+static int at_symbol_end(const char *frame)
+{
+	const char *plus = strchr(frame, '+'), *slash;
+
+	if (!plus || !(slash = strchr(plus, '/')))
+		return 0;
+	return strcspn(plus + 1, "/ ") == strcspn(slash + 1, " \n") &&
+	       !strncmp(plus + 1, slash + 1, strcspn(plus + 1, "/ "));
+}
+
 /* The first call-trace frame after line i that is not scheduler code. */
 static void trace_function(char *out, size_t size, const struct lines *l,
 			   size_t i)
@@ -208,7 +222,7 @@ static void trace_function(char *out, size_t size, const struct lines *l,
 			in_trace = 1;
 			continue;
 		}
-		if (!in_trace || !strchr(s, '+'))
+		if (!in_trace || !strchr(s, '+') || at_symbol_end(s))
 			continue;
 		copy_symbol(out, size, s);
 		if (out[0] == '<') /* <TASK> and the like */

@@ -12,6 +12,7 @@
 
 #include "error.h"
 #include "gitutil.h"
+#include "util.h"
 
 struct gu_repo {
 	git_repository *repo;
@@ -381,6 +382,19 @@ static int init_worktree(git_repository **out, struct gu_repo *src,
 	return 0;
 }
 
+/* A fresh worktree has no HEAD yet, which is fine: checkout needs none. */
+static int head_is_readable(git_repository *repo)
+{
+	git_object *obj = NULL;
+	int ok;
+
+	if (git_repository_head_unborn(repo) == 1)
+		return 1;
+	ok = git_revparse_single(&obj, repo, "HEAD^{tree}") == 0;
+	git_object_free(obj);
+	return ok;
+}
+
 int gu_checkout(struct gu_repo *r, const char *dir, const struct gu_oid *oid)
 {
 	git_checkout_options opts;
@@ -388,14 +402,21 @@ int gu_checkout(struct gu_repo *r, const char *dir, const struct gu_oid *oid)
 	git_commit *c = NULL;
 	char gitdir[4200];
 	struct stat st;
-	int rc;
+	int rc = 0;
 
 	snprintf(gitdir, sizeof(gitdir), "%s/.git", dir);
-	if (stat(gitdir, &st) == 0)
+	if (stat(gitdir, &st) == 0) {
 		rc = git_repository_open(&repo, dir) < 0 ?
 			     git_fail(ERR_INFRA, "cannot open worktree") :
 			     0;
-	else
+		if (!rc && !head_is_readable(repo)) {
+			/* its commit is gone (history rewritten): start over */
+			git_repository_free(repo);
+			repo = NULL;
+			rc = util_remove_tree(dir);
+		}
+	}
+	if (!rc && !repo)
 		rc = init_worktree(&repo, r, dir);
 	if (rc)
 		return rc;

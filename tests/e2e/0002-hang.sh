@@ -1,0 +1,6 @@
+#!/bin/sh
+# An initcall that never returns: the boot hangs without a word, and the
+# timeout makes the verdict.
+. "$(dirname "$0")/kernel-case.sh"
+kernel_case hang 2 'boot hang: no success marker within 20 s$'
+done_testing

@@ -1,0 +1,4 @@
+#!/bin/sh
+# Guest test for the e2e tests: /proc/version must start as Linux's does.
+cat /proc/version
+grep -q '^Linux version ' /proc/version

@@ -1,0 +1,207 @@
+/*
+ * Unit tests of the console classifier, fed the saved console logs in
+ * tests/fixtures/console.  Each of those was printed by a real kernel
+ * booted in QEMU: the tiny recipe's kernel, and the same kernel with the
+ * lockup detectors on and a crash chosen on its command line (see
+ * tests/fixtures/console/README).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "buf.h"
+#include "classify.h"
+
+static char *fixture(const char *name)
+{
+	char path[256];
+	struct buf b;
+
+	snprintf(path, sizeof(path), "tests/fixtures/console/%s", name);
+	buf_init(&b, 0);
+	assert_int_equal(buf_read_file(&b, path), 0);
+	return buf_detach(&b);
+}
+
+static void expect(const char *file, enum boot_end end, unsigned fail_on,
+		   enum verdict v, const char *title, const char *in_excerpt)
+{
+	struct classify_input in = { .marker = "BISECTD-BOOT-OK",
+				     .fail_on = fail_on,
+				     .end = end,
+				     .timeout_s = 20 };
+	struct classification c;
+	char *text = fixture(file);
+
+	in.console = text;
+	assert_int_equal(classify_console(&c, &in), 0);
+	if (c.verdict != v || strcmp(c.title, title))
+		fail_msg("%s: got %s '%s', wanted %s '%s'", file,
+			 verdict_name(c.verdict), c.title, verdict_name(v),
+			 title);
+	if (in_excerpt && !strstr(c.excerpt, in_excerpt))
+		fail_msg("%s: excerpt lacks '%s':\n%s", file, in_excerpt,
+			 c.excerpt);
+	classification_release(&c);
+	free(text);
+}
+
+static void test_classify__good_boot(void **state)
+{
+	(void)state;
+	expect("good.log", BOOT_EXITED, CRASH_DEFAULT, VERDICT_GOOD, "", NULL);
+}
+
+static void test_classify__oops_in_initcall(void **state)
+{
+	(void)state;
+	expect("oops-null-initcall.log", BOOT_EXITED, CRASH_DEFAULT,
+	       VERDICT_BAD,
+	       "BUG: kernel NULL pointer dereference in reboot_defaults_init",
+	       "RIP: 0010:reboot_defaults_init");
+}
+
+static void test_classify__panic(void **state)
+{
+	(void)state;
+	expect("panic-no-init.log", BOOT_EXITED, CRASH_DEFAULT, VERDICT_BAD,
+	       "kernel panic: No working init found.  Try passing init= "
+	       "option to kernel. See Linux Documentation/admin-guide/init.rst "
+	       "for guidance.",
+	       "Kernel panic - not syncing");
+}
+
+static void test_classify__hang(void **state)
+{
+	(void)state;
+	expect("hang.log", BOOT_TIMEOUT, CRASH_DEFAULT, VERDICT_BAD,
+	       "boot hang: no success marker within 20 s", "Run /init");
+}
+
+static void test_classify__guest_test_failure(void **state)
+{
+	(void)state;
+	expect("test-failed.log", BOOT_EXITED, CRASH_DEFAULT, VERDICT_BAD,
+	       "guest test failed with exit status 1", "BISECTD-TEST-EXIT=1");
+}
+
+static void test_classify__soft_lockup(void **state)
+{
+	(void)state;
+	expect("soft-lockup.log", BOOT_TIMEOUT, CRASH_DEFAULT, VERDICT_BAD,
+	       "BUG: soft lockup in crashme_spin", "stuck for");
+}
+
+static void test_classify__hung_task(void **state)
+{
+	(void)state;
+	expect("hung-task.log", BOOT_TIMEOUT, CRASH_DEFAULT, VERDICT_BAD,
+	       "INFO: task hung in crashme_hung_fn", "blocked for more than");
+}
+
+static void test_classify__gpf(void **state)
+{
+	(void)state;
+	expect("gpf.log", BOOT_EXITED, CRASH_DEFAULT, VERDICT_BAD,
+	       "general protection fault in crashme_init", "RIP:");
+}
+
+static void test_classify__kernel_bug(void **state)
+{
+	(void)state;
+	expect("kernel-bug.log", BOOT_EXITED, CRASH_DEFAULT, VERDICT_BAD,
+	       "kernel BUG in crashme_init", "invalid opcode");
+}
+
+static void test_classify__page_fault(void **state)
+{
+	(void)state;
+	expect("page-fault.log", BOOT_EXITED, CRASH_DEFAULT, VERDICT_BAD,
+	       "BUG: unable to handle page fault in crashme_init", "Oops");
+}
+
+static void test_classify__no_root(void **state)
+{
+	(void)state;
+	expect("no-root.log", BOOT_EXITED, CRASH_DEFAULT, VERDICT_BAD,
+	       "VFS: Unable to mount root fs on unknown-block(0,0)", NULL);
+}
+
+/* A warning is a failure only when the recipe says so. */
+static void test_classify__warning(void **state)
+{
+	(void)state;
+	expect("warning.log", BOOT_EXITED, CRASH_DEFAULT, VERDICT_GOOD, "",
+	       NULL);
+	expect("warning.log", BOOT_EXITED, CRASH_DEFAULT | CRASH_WARNING,
+	       VERDICT_BAD, "WARNING in crashme_init", "WARNING: CPU: 0");
+}
+
+/* A QEMU that did not start is infra, whatever the console says. */
+static void test_classify__not_started(void **state)
+{
+	(void)state;
+	expect("good.log", BOOT_NOT_STARTED, CRASH_DEFAULT, VERDICT_INFRA,
+	       "qemu did not start", NULL);
+}
+
+static void test_classify__recipe_kinds(void **state)
+{
+	(void)state;
+	/* a recipe that ignores oopses still sees the panic that follows */
+	expect("oops-null-initcall.log", BOOT_EXITED, CRASH_PANIC, VERDICT_BAD,
+	       "kernel panic: Attempted to kill init! exitcode=0x00000009",
+	       NULL);
+	assert_int_equal(crash_kind_parse("soft-lockup"), CRASH_SOFT_LOCKUP);
+	assert_int_equal(crash_kind_parse("nonsense"), 0);
+}
+
+static void test_classify__timestamps_and_empty(void **state)
+{
+	struct classify_input in = { .marker = "M", .fail_on = CRASH_DEFAULT,
+				     .end = BOOT_EXITED };
+	struct classification c;
+
+	(void)state;
+	in.console = "[    0.5] BUG: kernel NULL pointer dereference, address: 0\r\n"
+		     "[    0.6] RIP: 0010:foo_probe+0x1/0x2\r\n";
+	assert_int_equal(classify_console(&c, &in), 0);
+	assert_int_equal(c.verdict, VERDICT_BAD);
+	assert_string_equal(c.title,
+			    "BUG: kernel NULL pointer dereference in foo_probe");
+	classification_release(&c);
+	in.console = "";
+	assert_int_equal(classify_console(&c, &in), 0);
+	assert_int_equal(c.verdict, VERDICT_BAD);
+	assert_string_equal(c.title, "boot ended without the success marker");
+	classification_release(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_classify__good_boot),
+		cmocka_unit_test(test_classify__oops_in_initcall),
+		cmocka_unit_test(test_classify__panic),
+		cmocka_unit_test(test_classify__hang),
+		cmocka_unit_test(test_classify__guest_test_failure),
+		cmocka_unit_test(test_classify__soft_lockup),
+		cmocka_unit_test(test_classify__hung_task),
+		cmocka_unit_test(test_classify__gpf),
+		cmocka_unit_test(test_classify__kernel_bug),
+		cmocka_unit_test(test_classify__page_fault),
+		cmocka_unit_test(test_classify__no_root),
+		cmocka_unit_test(test_classify__warning),
+		cmocka_unit_test(test_classify__not_started),
+		cmocka_unit_test(test_classify__recipe_kinds),
+		cmocka_unit_test(test_classify__timestamps_and_empty),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,394 @@
+/*
+ * Unit tests of the bisection engine against git's own answers.  The DAG
+ * fixtures in tests/fixtures/dags were made by make-dags.sh, which built
+ * each graph as a git repository and recorded what git bisect chose and
+ * found; here the engine runs the same bisections.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "engine.h"
+
+#define MAXN 128
+#define MAXP 4
+
+struct dag {
+	char names[MAXN][16];
+	int parents[MAXN][MAXP];
+	int npar[MAXN];
+	int n;
+	int bad, goods[8], ngoods;
+	char lines[64][256]; /* midpoint/run/skip lines */
+	int nlines;
+};
+
+static int find(const struct dag *d, const char *name)
+{
+	int i;
+
+	for (i = 0; i < d->n; i++)
+		if (!strcmp(d->names[i], name))
+			return i;
+	fail_msg("no commit '%s' in fixture", name);
+	return -1;
+}
+
+static void load(struct dag *d, const char *name)
+{
+	char path[256], line[256];
+	FILE *f;
+
+	memset(d, 0, sizeof(*d));
+	snprintf(path, sizeof(path), "tests/fixtures/dags/%s.dag", name);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *tok, *save;
+
+		line[strcspn(line, "\n")] = '\0';
+		tok = strtok_r(line, " ", &save);
+		if (!tok)
+			continue;
+		if (!strcmp(tok, "commit")) {
+			int c = d->n++;
+
+			snprintf(d->names[c], sizeof(d->names[c]), "%s",
+				 strtok_r(NULL, " ", &save));
+			while ((tok = strtok_r(NULL, " ", &save)))
+				d->parents[c][d->npar[c]++] = find(d, tok);
+		} else if (!strcmp(tok, "bad")) {
+			d->bad = find(d, strtok_r(NULL, " ", &save));
+		} else if (!strcmp(tok, "good")) {
+			d->goods[d->ngoods++] = find(d, strtok_r(NULL, " ", &save));
+		} else {
+			/* keep the whole line: strtok_r cut it */
+			size_t len = strlen(tok);
+
+			tok[len] = ' ';
+			snprintf(d->lines[d->nlines++], sizeof(d->lines[0]),
+				 "%s", line);
+		}
+	}
+	fclose(f);
+	assert_true(d->n > 0);
+}
+
+static int is_ancestor(const struct dag *d, int anc, int c)
+{
+	int i;
+
+	if (anc == c)
+		return 1;
+	for (i = 0; i < d->npar[c]; i++)
+		if (is_ancestor(d, anc, d->parents[c][i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * The candidate graph, as bisectctl loads it: ancestors of bad that no
+ * good reaches, newest first.  map[engine index] = fixture index.
+ */
+static struct engine *make_engine(const struct dag *d, int *map, int *nmap)
+{
+	int idx[MAXN], i, j, k = 0;
+	struct engine *e;
+
+	for (i = d->n - 1; i >= 0; i--) {
+		int hidden = 0;
+
+		for (j = 0; j < d->ngoods; j++)
+			hidden |= is_ancestor(d, i, d->goods[j]);
+		idx[i] = -1;
+		if (!hidden && is_ancestor(d, i, d->bad)) {
+			idx[i] = k;
+			map[k++] = i;
+		}
+	}
+	*nmap = k;
+	assert_int_equal(engine_new(&e, (size_t)k), 0);
+	for (i = 0; i < d->n; i++)
+		for (j = 0; j < d->npar[i]; j++)
+			if (idx[i] >= 0 && idx[d->parents[i][j]] >= 0)
+				assert_int_equal(
+					engine_add_parent(e, (uint32_t)idx[i],
+							  (uint32_t)idx[d->parents[i][j]]),
+					0);
+	assert_int_equal(engine_mark(e, (uint32_t)idx[d->bad], VERDICT_BAD), 0);
+	return e;
+}
+
+static int index_of(const int *map, int n, int fixture)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (map[i] == fixture)
+			return i;
+	return -1;
+}
+
+static size_t dist(struct engine *e, uint32_t c)
+{
+	size_t n = engine_candidate_count(e), w = engine_weight(e, c);
+
+	return w < n - w ? w : n - w;
+}
+
+static void check_midpoint(const struct dag *d, const char *line)
+{
+	char name[16];
+	int map[MAXN], n, git_idx, ties = 0, i;
+	unsigned gd;
+	uint32_t pick;
+	struct engine *e;
+
+	assert_int_equal(sscanf(line, "midpoint %15s %u", name, &gd), 2);
+	e = make_engine(d, map, &n);
+	assert_int_equal(engine_next(e, &pick), ENGINE_TEST);
+	git_idx = index_of(map, n, find(d, name));
+	assert_true(git_idx >= 0);
+	/* git's choice has the distance git computed, so do our weights */
+	assert_int_equal(dist(e, (uint32_t)git_idx), gd);
+	/* ours is as good as git's ... */
+	assert_int_equal(dist(e, pick), gd);
+	/* ... and the same commit unless several are equally good */
+	for (i = 0; i < n; i++)
+		if (map[i] != d->bad && dist(e, (uint32_t)i) == gd)
+			ties++;
+	if (ties == 1)
+		assert_string_equal(d->names[map[pick]], name);
+	engine_free(e);
+}
+
+/*
+ * Bisect with an oracle: bad when culprit is an ancestor; skipped when
+ * listed in skips.  Returns the engine state and fills in found and steps.
+ */
+static enum engine_state bisect(const struct dag *d, int culprit,
+				const int *skips, int nskips, int *found,
+				int *steps, char *cands, size_t csize)
+{
+	int map[MAXN], n, j;
+	uint32_t pick, list[MAXN];
+	enum engine_state st;
+	struct engine *e = make_engine(d, map, &n);
+	size_t k, i;
+
+	*steps = 0;
+	while ((st = engine_next(e, &pick)) == ENGINE_TEST) {
+		int c = map[pick], skip = 0;
+
+		for (j = 0; j < nskips; j++)
+			skip |= skips[j] == c;
+		(*steps)++;
+		assert_true(*steps < 64);
+		engine_mark(e, pick,
+			    skip ? VERDICT_SKIP :
+			    is_ancestor(d, culprit, c) ? VERDICT_BAD :
+							 VERDICT_GOOD);
+	}
+	*found = st == ENGINE_FOUND ? map[pick] : -1;
+	cands[0] = '\0';
+	if (st == ENGINE_AMBIGUOUS) {
+		/* names in sorted order, as make-dags.sh records them */
+		char names[MAXN][16];
+
+		k = engine_candidates(e, list, MAXN);
+		for (i = 0; i < k; i++)
+			snprintf(names[i], sizeof(names[i]), "%s",
+				 d->names[map[list[i]]]);
+		qsort(names, k, sizeof(names[0]),
+		      (int (*)(const void *, const void *))strcmp);
+		for (i = 0; i < k; i++)
+			snprintf(cands + strlen(cands), csize - strlen(cands),
+				 "%s%s", i ? " " : "", names[i]);
+	}
+	engine_free(e);
+	return st;
+}
+
+static void check_run(const struct dag *d, const char *line)
+{
+	char culprit[16], found[16], cands[1024];
+	int git_steps, steps, f;
+
+	assert_int_equal(sscanf(line, "run %15s %d %15s", culprit, &git_steps,
+				found),
+			 3);
+	assert_int_equal(bisect(d, find(d, culprit), NULL, 0, &f, &steps,
+				cands, sizeof(cands)),
+			 ENGINE_FOUND);
+	assert_string_equal(d->names[f], found);
+	if (steps > git_steps + 1)
+		fail_msg("%s: %d steps, git took %d", line, steps, git_steps);
+}
+
+static void check_skip(const struct dag *d, const char *line)
+{
+	char copy[256], *tok, *save, *arrow, cands[1024];
+	int skips[16], nskips = 0, culprit, f, steps;
+	enum engine_state st;
+
+	snprintf(copy, sizeof(copy), "%s", line);
+	arrow = strstr(copy, " -> ");
+	assert_non_null(arrow);
+	*arrow = '\0';
+	strtok_r(copy, " ", &save);
+	culprit = find(d, strtok_r(NULL, " ", &save));
+	while ((tok = strtok_r(NULL, " ", &save)))
+		skips[nskips++] = find(d, tok);
+	st = bisect(d, culprit, skips, nskips, &f, &steps, cands,
+		    sizeof(cands));
+	if (strchr(arrow + 4, ' ')) {
+		assert_int_equal(st, ENGINE_AMBIGUOUS);
+		assert_string_equal(cands, arrow + 4);
+	} else {
+		assert_int_equal(st, ENGINE_FOUND);
+		assert_string_equal(d->names[f], arrow + 4);
+	}
+}
+
+static void check_fixture(const char *name)
+{
+	struct dag d;
+	int i, runs = 0;
+
+	load(&d, name);
+	for (i = 0; i < d.nlines; i++) {
+		if (!strncmp(d.lines[i], "midpoint ", 9))
+			check_midpoint(&d, d.lines[i]);
+		else if (!strncmp(d.lines[i], "run ", 4))
+			check_run(&d, d.lines[i]), runs++;
+		else if (!strncmp(d.lines[i], "skip ", 5))
+			check_skip(&d, d.lines[i]);
+	}
+	assert_true(runs > 0);
+}
+
+static void test_engine__linear(void **state)
+{
+	(void)state;
+	check_fixture("linear");
+}
+
+static void test_engine__merges(void **state)
+{
+	(void)state;
+	check_fixture("merges");
+}
+
+static void test_engine__crisscross(void **state)
+{
+	(void)state;
+	check_fixture("crisscross");
+}
+
+static void test_engine__several_goods(void **state)
+{
+	(void)state;
+	check_fixture("multigood");
+}
+
+/* Weights: a merge counts shared ancestors once. */
+static void test_engine__merge_weight(void **state)
+{
+	struct engine *e;
+
+	(void)state;
+	/* 0 = merge of 1 and 2, both children of 3 (newest first) */
+	assert_int_equal(engine_new(&e, 4), 0);
+	engine_add_parent(e, 0, 1);
+	engine_add_parent(e, 0, 2);
+	engine_add_parent(e, 1, 3);
+	engine_add_parent(e, 2, 3);
+	engine_mark(e, 0, VERDICT_BAD);
+	assert_int_equal(engine_weight(e, 0), 4);
+	assert_int_equal(engine_weight(e, 1), 2);
+	assert_int_equal(engine_weight(e, 3), 1);
+	engine_mark(e, 3, VERDICT_GOOD);
+	assert_int_equal(engine_candidate_count(e), 3);
+	assert_int_equal(engine_weight(e, 0), 3);
+	engine_free(e);
+}
+
+static void test_engine__only_skipped_left(void **state)
+{
+	struct engine *e;
+	uint32_t pick, list[4];
+
+	(void)state;
+	/* linear 0 <- 1 <- 2 (0 newest): bad 0, skip 1 and 2 */
+	assert_int_equal(engine_new(&e, 3), 0);
+	engine_add_parent(e, 0, 1);
+	engine_add_parent(e, 1, 2);
+	engine_mark(e, 0, VERDICT_BAD);
+	engine_mark(e, 1, VERDICT_SKIP);
+	assert_int_equal(engine_next(e, &pick), ENGINE_TEST);
+	assert_int_equal(pick, 2);
+	engine_mark(e, 2, VERDICT_SKIP);
+	assert_int_equal(engine_next(e, &pick), ENGINE_AMBIGUOUS);
+	assert_int_equal(engine_candidates(e, list, 4), 3);
+	engine_free(e);
+}
+
+static void test_engine__bad_reachable_from_good(void **state)
+{
+	struct engine *e;
+	uint32_t pick;
+
+	(void)state;
+	assert_int_equal(engine_new(&e, 2), 0);
+	engine_add_parent(e, 0, 1);
+	engine_mark(e, 1, VERDICT_BAD);
+	engine_mark(e, 0, VERDICT_GOOD);
+	assert_int_equal(engine_next(e, &pick), ENGINE_NOTHING);
+	engine_free(e);
+}
+
+static void test_engine__estimate(void **state)
+{
+	(void)state;
+	assert_int_equal(engine_estimate_steps(1), 0);
+	assert_int_equal(engine_estimate_steps(2), 1);
+	assert_int_equal(engine_estimate_steps(1000), 10);
+	assert_int_equal(engine_estimate_steps(1024), 10);
+	assert_int_equal(engine_estimate_steps(1025), 11);
+}
+
+static void test_engine__bad_edges(void **state)
+{
+	struct engine *e;
+
+	(void)state;
+	assert_int_equal(engine_new(&e, 2), 0);
+	assert_true(engine_add_parent(e, 0, 0) < 0);
+	assert_true(engine_add_parent(e, 0, 5) < 0);
+	assert_true(engine_mark(e, 7, VERDICT_GOOD) < 0);
+	engine_free(e);
+	engine_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_engine__linear),
+		cmocka_unit_test(test_engine__merges),
+		cmocka_unit_test(test_engine__crisscross),
+		cmocka_unit_test(test_engine__several_goods),
+		cmocka_unit_test(test_engine__merge_weight),
+		cmocka_unit_test(test_engine__only_skipped_left),
+		cmocka_unit_test(test_engine__bad_reachable_from_good),
+		cmocka_unit_test(test_engine__estimate),
+		cmocka_unit_test(test_engine__bad_edges),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
