@@ -375,8 +375,9 @@ struct bisect_ctx {
 	struct gu_repo *repo;
 	const struct recipe *recipe;
 	const char *test;
+	char *test_abs;
 	int runs;
-	const char *work_dir;
+	char *work_dir;
 	const char *out_dir;
 	unsigned n;
 	char *last_config;
@@ -466,83 +467,127 @@ static int load_recipe(struct recipe *r, const char *name)
 	return rc;
 }
 
+/* Options of the kernel-mode commands. */
+struct kernel_opts {
+	const char *recipe;
+	const char *test;
+	int runs;
+};
+
+/* Parse one kernel option; 1 if it was one, 0 if not, -1 on error. */
+static int kernel_opt(struct kernel_opts *k, int opt, const char *arg)
+{
+	char *end;
+
+	switch (opt) {
+	case 'c':
+		k->recipe = arg;
+		return 1;
+	case 't':
+		k->test = arg;
+		return 1;
+	case 'n':
+		k->runs = (int)strtol(arg, &end, 10);
+		if (*end || k->runs < 1 || k->runs > 100) {
+			err_set(ERR_INPUT,
+				"--runs needs a number from 1 to 100, not '%s'",
+				arg);
+			return -1;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+#define KERNEL_LONGOPTS                                                        \
+	{ "recipe", required_argument, NULL, 'c' },                            \
+		{ "test", required_argument, NULL, 't' },                      \
+		{ "runs", required_argument, NULL, 'n' }
+
+/*
+ * Check the kernel options and fill ctx: the recipe (into *recipe), the
+ * test script's absolute path and the work directory.  Nothing is
+ * written anywhere before all of it checks out.
+ */
+static int kernel_setup(struct bisect_ctx *ctx, struct recipe *recipe,
+			const struct kernel_opts *k, struct gu_repo *repo)
+{
+	char *cache, *key;
+	int rc;
+
+	if (!k->recipe)
+		return err_set(ERR_INPUT, "--recipe NAME is required");
+	rc = load_recipe(recipe, k->recipe);
+	if (rc)
+		return rc;
+	if (k->test && !util_is_executable(k->test))
+		return err_set(ERR_INPUT,
+			       "test script '%s' is not an executable file",
+			       k->test);
+	if (k->test && !(ctx->test_abs = realpath(k->test, NULL)))
+		return err_sys(ERR_INPUT, "test script '%s'", k->test);
+	ctx->test = ctx->test_abs;
+	ctx->repo = repo;
+	ctx->recipe = recipe;
+	ctx->runs = k->runs;
+	cache = util_cache_dir();
+	key = repo_key(repo);
+	ctx->work_dir = cache && key ? util_fmt("%s/work/%s-%s", cache, key,
+						recipe->name) :
+				       NULL;
+	free(cache);
+	free(key);
+	return ctx->work_dir ? 0 : err_set(ERR_NOMEM, "out of memory");
+}
+
+static void kernel_release(struct bisect_ctx *ctx, struct recipe *recipe)
+{
+	recipe_release(recipe);
+	free(ctx->last_config);
+	free(ctx->test_abs);
+	free(ctx->work_dir);
+}
+
 static int cmd_bisect(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		COMMON_LONGOPTS,
-		{ "recipe", required_argument, NULL, 'c' },
-		{ "test", required_argument, NULL, 't' },
-		{ "runs", required_argument, NULL, 'n' },
+		KERNEL_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct common c = { .repo_path = "." };
+	struct kernel_opts k = { .runs = 1 };
 	struct report_info ri = { .mode = "bisect" };
-	struct bisect_ctx ctx = { .runs = 1 };
+	struct bisect_ctx ctx = { 0 };
 	struct recipe recipe = { 0 };
 	struct session s;
 	struct gu_repo *repo = NULL;
-	const char *recipe_name = NULL, *test = NULL;
-	char *cache = NULL, *key = NULL, *work = NULL, *out = NULL;
-	char *test_abs = NULL;
-	int opt, rc, status;
+	char *out = NULL;
+	int opt, rc = 0, status;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		char *end;
+		int r = common_opt(&c, opt, optarg);
 
-		if (common_opt(&c, opt, optarg) == 1)
-			continue;
-		switch (opt) {
-		case 'c':
-			recipe_name = optarg;
-			break;
-		case 't':
-			test = optarg;
-			break;
-		case 'n':
-			ctx.runs = (int)strtol(optarg, &end, 10);
-			if (*end || ctx.runs < 1 || ctx.runs > 100)
-				return usage_error("--runs needs a number from "
-						   "1 to 100, not '%s'",
-						   optarg);
-			break;
-		default:
+		if (!r)
+			r = kernel_opt(&k, opt, optarg);
+		if (r < 0)
+			return fail(ERR_INPUT);
+		if (!r)
 			return usage_error("bad option for bisect");
-		}
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
-	if (!recipe_name)
-		return usage_error("bisect needs --recipe NAME");
 	session_init(&s);
-	rc = load_recipe(&recipe, recipe_name);
-	if (!rc && test && !util_is_executable(test))
-		rc = err_set(ERR_INPUT, "test script '%s' is not an "
-					"executable file",
-			     test);
-	if (!rc && test && !(test_abs = realpath(test, NULL)))
-		rc = err_sys(ERR_INPUT, "test script '%s'", test);
+	rc = setup_session(&s, &c, &repo);
 	if (!rc)
-		rc = setup_session(&s, &c, &repo);
+		rc = kernel_setup(&ctx, &recipe, &k, repo);
 	if (rc)
 		goto fail;
-	cache = util_cache_dir();
-	key = repo_key(repo);
-	work = cache && key ? util_fmt("%s/work/%s-%s", cache, key,
-				       recipe.name) :
-			      NULL;
-	if (!work) {
-		rc = err_set(ERR_NOMEM, "out of memory");
-		goto fail;
-	}
 	out = make_out_dir(c.out);
 	if (!out) {
 		rc = ERR_INFRA;
 		goto fail;
 	}
-	ctx.repo = repo;
-	ctx.recipe = &recipe;
-	ctx.test = test_abs;
-	ctx.work_dir = work;
 	ctx.out_dir = out;
 	s.out_dir = out;
 	s.progress = stderr;
@@ -550,11 +595,11 @@ static int cmd_bisect(int argc, char **argv)
 	s.test = bisect_test;
 	s.payload = &ctx;
 	fprintf(stderr, "bisectctl: recipe %s, work directory %s, output %s\n",
-		recipe.name, work, out);
+		recipe.name, ctx.work_dir, out);
 	rc = session_run(&s);
 	ri.repo_path = c.repo_path;
 	ri.recipe = &recipe;
-	ri.test_script = test_abs;
+	ri.test_script = ctx.test;
 	ri.runs = ctx.runs;
 	ri.out_dir = out;
 	ri.config_path = ctx.last_config;
@@ -566,13 +611,128 @@ fail:
 out:
 	session_release(&s);
 	free(s.goods);
-	recipe_release(&recipe);
+	kernel_release(&ctx, &recipe);
 	gu_close(repo);
-	free(ctx.last_config);
-	free(test_abs);
-	free(cache);
-	free(key);
-	free(work);
+	free(out);
+	return status;
+}
+
+/* Print and save one step's result; the exit status for its verdict. */
+static int print_step(const struct session_step *st, const char *json_path,
+		      const char *out_dir)
+{
+	struct buf text;
+	char *json = NULL, *path;
+	int status;
+
+	buf_init(&text, 1 << 20);
+	if (report_step(&json, &text, st)) {
+		buf_release(&text);
+		return fail(ERR_NOMEM);
+	}
+	path = util_fmt("%s/step.json", out_dir);
+	if (path)
+		util_write_atomic(path, json, strlen(json));
+	free(path);
+	if (json_path && util_write_atomic(json_path, json, strlen(json)))
+		fprintf(stderr, "bisectctl: %s\n", err_last());
+	fputs(buf_str(&text), stdout);
+	switch (st->verdict) {
+	case VERDICT_GOOD:
+		status = 0;
+		break;
+	case VERDICT_BAD:
+		status = 1;
+		break;
+	case VERDICT_SKIP:
+		status = 125;
+		break;
+	default:
+		fprintf(stderr, "bisectctl: infrastructure failure: %s\n",
+			st->title);
+		status = EXIT_INFRA;
+	}
+	free(json);
+	buf_release(&text);
+	return status;
+}
+
+/*
+ * test: build and boot one commit.  Exit status as a bisect run command:
+ * 0 good, 1 bad, 125 skip (does not build), 2 bad input, 3 infra.
+ */
+static int cmd_test(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "repo", required_argument, NULL, 'r' },
+		{ "commit", required_argument, NULL, 'C' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "out", required_argument, NULL, 'o' },
+		KERNEL_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *repo_path = ".", *rev = NULL, *json = NULL, *given = NULL;
+	struct kernel_opts k = { .runs = 1 };
+	struct bisect_ctx ctx = { 0 };
+	struct recipe recipe = { 0 };
+	struct session_step st = { 0 };
+	struct gu_repo *repo = NULL;
+	struct gu_oid oid;
+	char *out = NULL;
+	int opt, rc, status;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		int r = kernel_opt(&k, opt, optarg);
+
+		if (r < 0)
+			return fail(ERR_INPUT);
+		if (r)
+			continue;
+		if (opt == 'r')
+			repo_path = optarg;
+		else if (opt == 'C')
+			rev = optarg;
+		else if (opt == 'j')
+			json = optarg;
+		else if (opt == 'o')
+			given = optarg;
+		else
+			return usage_error("bad option for test");
+	}
+	if (!rev)
+		return usage_error("test needs --commit REV");
+	rc = gu_open(&repo, repo_path);
+	if (!rc)
+		rc = gu_resolve(repo, rev, &oid);
+	if (!rc)
+		rc = kernel_setup(&ctx, &recipe, &k, repo);
+	if (rc)
+		goto fail;
+	out = make_out_dir(given);
+	if (!out) {
+		rc = ERR_INFRA;
+		goto fail;
+	}
+	ctx.out_dir = out;
+	st.exit_code = -1;
+	st.role = "test";
+	gu_oid_hex(st.hex, &oid);
+	rc = bisect_test(&st, &oid, &ctx);
+	if (rc)
+		goto fail;
+	status = print_step(&st, json, out);
+	goto out;
+fail:
+	status = fail(rc);
+out:
+	free(st.title);
+	free(st.excerpt);
+	free(st.console_log);
+	free(st.build_log);
+	free(st.log);
+	free(st.config_notes);
+	kernel_release(&ctx, &recipe);
+	gu_close(repo);
 	free(out);
 	return status;
 }
@@ -596,6 +756,10 @@ static const struct command {
 	  "      --recipe NAME [--test SCRIPT] [--runs N] [--json FILE]\n"
 	  "      [--out DIR] [--replay LOG]\n"
 	  "      Bisect a kernel: build and boot each step in QEMU." },
+	{ "test", cmd_test,
+	  "test [--repo DIR] --commit REV --recipe NAME [--test SCRIPT]\n"
+	  "      [--runs N] [--json FILE] [--out DIR]\n"
+	  "      Build and boot one commit; exit 0 good, 1 bad, 125 skip." },
 	{ "help", cmd_help, "help\n      Show this text." },
 };
 

@@ -256,3 +256,26 @@ int report_text(struct buf *b, const struct session *s,
 		buf_printf(b, "output: %s\n", ri->out_dir);
 	return 0;
 }
+
+int report_step(char **json, struct buf *text, const struct session_step *st)
+{
+	json_t *o = step_json(st);
+
+	*json = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (!*json)
+		return err_set(ERR_NOMEM, "out of memory");
+	buf_printf(text, "%s %s%s%s\n", st->hex, verdict_name(st->verdict),
+		   *st->title ? ": " : "", st->title);
+	buf_printf(text, "checkout %.1f s, config %.1f s, build %.1f s, "
+			 "boot %.1f s (%d run(s), %d failed)\n",
+		   st->checkout_s, st->config_s, st->build_s, st->boot_s,
+		   st->runs, st->runs_failed);
+	if (st->build_log)
+		buf_printf(text, "build log: %s\n", st->build_log);
+	if (st->console_log)
+		buf_printf(text, "console:   %s\n", st->console_log);
+	if (*st->excerpt)
+		buf_printf(text, "\n%s", st->excerpt);
+	return 0;
+}

@@ -31,4 +31,7 @@ int report_json(char **out, const struct session *s,
 int report_text(struct buf *out, const struct session *s,
 		const struct report_info *ri);
 
+/* One step alone (bisectctl test): JSON and a few lines of text. */
+int report_step(char **json, struct buf *text, const struct session_step *st);
+
 #endif

@@ -430,3 +430,51 @@ int gu_checkout(struct gu_repo *r, const char *dir, const struct gu_oid *oid)
 	git_repository_free(repo);
 	return rc;
 }
+
+struct path_cb {
+	int (*fn)(const char *path, void *payload);
+	void *payload;
+	int result;
+};
+
+static int each_path(const git_diff_delta *d, float progress, void *payload)
+{
+	struct path_cb *cb = payload;
+
+	(void)progress;
+	cb->result = cb->fn(d->new_file.path ? d->new_file.path :
+					       d->old_file.path,
+			    cb->payload);
+	return cb->result ? GIT_EUSER : 0;
+}
+
+int gu_changed_paths(struct gu_repo *r, const struct gu_oid *a,
+		     const struct gu_oid *b,
+		     int (*fn)(const char *path, void *payload), void *payload)
+{
+	git_commit *ca = NULL, *cb = NULL;
+	git_tree *ta = NULL, *tb = NULL;
+	git_diff *diff = NULL;
+	struct path_cb state = { fn, payload, 0 };
+	int rc = 0, d;
+
+	if (git_commit_lookup(&ca, r->repo, (const git_oid *)a) < 0 ||
+	    git_commit_lookup(&cb, r->repo, (const git_oid *)b) < 0 ||
+	    git_commit_tree(&ta, ca) < 0 || git_commit_tree(&tb, cb) < 0 ||
+	    git_diff_tree_to_tree(&diff, r->repo, ta, tb, NULL) < 0) {
+		rc = git_fail(ERR_GENERIC, "cannot diff commits");
+		goto out;
+	}
+	d = git_diff_foreach(diff, each_path, NULL, NULL, NULL, &state);
+	if (d < 0 && d != GIT_EUSER)
+		rc = git_fail(ERR_GENERIC, "cannot diff commits");
+	else
+		rc = state.result;
+out:
+	git_diff_free(diff);
+	git_tree_free(ta);
+	git_tree_free(tb);
+	git_commit_free(ca);
+	git_commit_free(cb);
+	return rc;
+}

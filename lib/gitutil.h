@@ -74,6 +74,14 @@ int gu_commit_info(struct gu_commit *out, struct gu_repo *r,
 void gu_commit_release(struct gu_commit *c);
 
 /*
+ * Call fn for each path that differs between commits a and b; fn returns
+ * nonzero to stop early, and that value is returned.
+ */
+int gu_changed_paths(struct gu_repo *r, const struct gu_oid *a,
+		     const struct gu_oid *b,
+		     int (*fn)(const char *path, void *payload), void *payload);
+
+/*
  * Check oid out into dir, a work tree with its own git directory that
  * borrows r's objects (like `git clone --shared`): r itself is never
  * written to.  Only files that differ are rewritten, so make's timestamps

@@ -52,3 +52,5 @@ done_testing() {
 }
 # jq_true FILE EXPR: the JSON in FILE satisfies EXPR
 jq_true() { jq -e "$2" "$1" >/dev/null; }
+# matches STRING REGEX: expr(1)'s anchored match
+matches() { expr "$1" : "$2" >/dev/null; }

@@ -214,6 +214,98 @@ static int do_boots(struct step_result *out, const struct step_spec *s,
 	return 0;
 }
 
+/* A path whose change can change the generated .config. */
+static int affects_config(const char *path, void *payload)
+{
+	const char *base = strrchr(path, '/');
+	size_t n = strlen(path);
+
+	(void)payload;
+	base = base ? base + 1 : path;
+	return !strncmp(base, "Kconfig", 7) || !strncmp(path, "scripts/kconfig/", 16) ||
+	       (n > 7 && !strcmp(path + n - 7, ".config")) || !strcmp(path, "Makefile");
+}
+
+/* What the config of a step depends on besides the tree: the recipe. */
+static unsigned long long recipe_hash(const struct recipe *r)
+{
+	unsigned long long h = 1469598103934665603ull;
+	struct buf b;
+	size_t i;
+	const char *p;
+
+	buf_init(&b, 16u << 20);
+	buf_puts(&b, r->text);
+	for (i = 0; i < r->nfragments; i++)
+		buf_read_file(&b, r->fragments[i]);
+	for (p = buf_str(&b); *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	buf_release(&b);
+	return h;
+}
+
+/*
+ * 1 when the .config in build_dir was made by this recipe at a commit
+ * that differs from this one in nothing that can change the config: then
+ * the config step is skipped, and make sees an unchanged .config.
+ */
+static int config_is_current(const struct step_spec *s, const char *stamp,
+			     unsigned long long hash, const char *dotconfig)
+{
+	unsigned long long old_hash;
+	char hex[GU_HEXSZ + 1];
+	struct gu_oid old;
+	struct buf b;
+	int ok = 0;
+
+	if (access(dotconfig, R_OK))
+		return 0;
+	buf_init(&b, 4096);
+	if (!buf_read_file(&b, stamp) &&
+	    sscanf(buf_str(&b), "%llx %40s", &old_hash, hex) == 2 &&
+	    old_hash == hash && !gu_oid_parse(&old, hex))
+		ok = gu_changed_paths(s->repo, &old, &s->commit,
+				      affects_config, NULL) == 0;
+	buf_release(&b);
+	return ok;
+}
+
+static void write_stamp(const struct step_spec *s, const char *stamp,
+			unsigned long long hash)
+{
+	char hex[GU_HEXSZ + 1], line[128];
+
+	gu_oid_hex(hex, &s->commit);
+	snprintf(line, sizeof(line), "%llx %s\n", hash, hex);
+	util_write_atomic(stamp, line, strlen(line));
+}
+
+static int do_config(struct step_result *out, const struct step_spec *s,
+		     const char *src, const char *build, struct buf *notes)
+{
+	char *stamp = util_fmt("%s/config.stamp", s->work_dir);
+	char *dotconfig = util_fmt("%s/.config", build);
+	unsigned long long hash = recipe_hash(s->recipe);
+	double t0 = util_now();
+	int rc = 0;
+
+	if (!stamp || !dotconfig) {
+		rc = err_set(ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if (config_is_current(s, stamp, hash, dotconfig))
+		goto out; /* no Kconfig or recipe change since the last step */
+	unlink(stamp);
+	rc = kconfig_prepare(s->recipe, src, build, out->build_log, notes);
+	if (!rc)
+		write_stamp(s, stamp, hash);
+out:
+	out->config_s = util_now() - t0;
+	free(stamp);
+	free(dotconfig);
+	return rc;
+}
+
 int pipeline_run(struct step_result *out, const struct step_spec *s)
 {
 	char *src = util_fmt("%s/src", s->work_dir);
@@ -248,9 +340,7 @@ int pipeline_run(struct step_result *out, const struct step_spec *s)
 	}
 	out->checkout_s = util_now() - t0;
 
-	t0 = util_now();
-	rc = kconfig_prepare(s->recipe, src, build, out->build_log, &notes);
-	out->config_s = util_now() - t0;
+	rc = do_config(out, s, src, build, &notes);
 	out->config_notes = buf_detach(&notes);
 	if (rc == ERR_INPUT || rc == ERR_NOMEM)
 		goto out;

@@ -29,7 +29,7 @@ kernel_case() {
 	culprit_title=$(jq -r --arg c "$CULPRIT" \
 		'[.steps[] | select(.commit == $c and .verdict == "bad")][0].title' "$json")
 	check "$kind: the culprit's failure is '$culprit_title'" \
-		expr "$culprit_title" : "$title" ">" 0
+		matches "$culprit_title" "$title"
 	check "$kind: the bad endpoint was checked first" \
 		jq_true "$json" '.steps[0].role == "endpoint" and .steps[0].verdict == "bad"'
 	check "$kind: every step has build and boot times and logs" \

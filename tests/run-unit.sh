@@ -1,0 +1,10 @@
+#!/bin/sh
+# Run the cmocka unit tests given as arguments, from the top directory
+# (the fixtures are found by relative paths).  Fails if any test fails.
+cd "$(dirname "$0")/.." || exit 1
+failed=0
+for t in "$@"; do
+	echo "== $t"
+	"./$t" || failed=$((failed + 1))
+done
+[ "$failed" -eq 0 ] || { echo "$failed unit test program(s) failed"; exit 1; }
