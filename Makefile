@@ -24,7 +24,7 @@ LIBS = $(shell pkg-config --libs $(PKGS))
 
 # Debian packages: to build, and to build and boot kernels
 DEBS_BUILD = build-essential pkg-config libgit2-dev libarchive-dev \
-	libjansson-dev libcmocka-dev
+	libjansson-dev libcmocka-dev clang-format
 DEBS_RUN = git jq qemu-system-x86 busybox-static ccache bc bison flex \
 	libelf-dev libssl-dev cpio kmod xz-utils linux-source-6.1 \
 	linux-config-6.1
@@ -76,6 +76,7 @@ deps:
 	fi
 
 check: deps
+	$(MAKE) format-check
 	$(MAKE) check-asan
 	$(MAKE) all $(UNIT_BIN)
 	tests/run-unit.sh $(UNIT_BIN)
@@ -106,7 +107,8 @@ install: $(PROGRAMS)
 	install -m 755 images/init.sh $(DESTDIR)$(DATADIR)/images/
 
 format-check:
-	clang-format --dry-run --Werror $(LIB_SRC) $(WORKER_SRC) $(CTL_SRC) lib/*.h
+	clang-format --dry-run --Werror lib/*.[ch] worker/*.[ch] bisectd/*.[ch] \
+		tests/unit/*.c tests/fixtures/*.c
 
 clean-objs:
 	rm -f lib/*.o worker/*.o bisectd/*.o tests/unit/*.o tests/fixtures/*.o \

@@ -107,7 +107,9 @@ static int common_opt(struct common *c, int opt, const char *arg)
 		{ "bad", required_argument, NULL, 'b' },                       \
 		{ "json", required_argument, NULL, 'j' },                      \
 		{ "out", required_argument, NULL, 'o' },                       \
-		{ "replay", required_argument, NULL, 'R' }
+	{                                                                      \
+		"replay", required_argument, NULL, 'R'                         \
+	}
 
 /* Open the repository and resolve the revisions into s. */
 static int setup_session(struct session *s, const struct common *c,
@@ -172,8 +174,8 @@ static char *make_out_dir(const char *given)
 		gmtime_r(&now, &tm);
 		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
 		dir = cache ? util_fmt("%s/runs/%s-%d", cache, stamp,
-				       (int)getpid()) :
-			      NULL;
+				       (int)getpid())
+			    : NULL;
 		free(cache);
 	}
 	if (!dir) {
@@ -256,7 +258,8 @@ static int run_test(struct session_step *st, const struct gu_oid *commit,
 	}
 	{
 		const char *env[] = { env_commit, NULL };
-		struct proc_opts o = { .cwd = c->worktree, .env = env,
+		struct proc_opts o = { .cwd = c->worktree,
+				       .env = env,
 				       .log_path = log };
 
 		rc = proc_run(&pr, (const char *const *)c->cmd, &o);
@@ -396,9 +399,12 @@ static int bisect_test(struct session_step *st, const struct gu_oid *commit,
 		       void *payload)
 {
 	struct bisect_ctx *c = payload;
-	struct step_spec spec = { .repo = c->repo, .commit = *commit,
-				  .recipe = c->recipe, .test_script = c->test,
-				  .runs = c->runs, .work_dir = c->work_dir,
+	struct step_spec spec = { .repo = c->repo,
+				  .commit = *commit,
+				  .recipe = c->recipe,
+				  .test_script = c->test,
+				  .runs = c->runs,
+				  .work_dir = c->work_dir,
 				  .live = isatty(2) };
 	struct step_result r;
 	char hex[GU_HEXSZ + 1], *dir;
@@ -502,7 +508,9 @@ static int kernel_opt(struct kernel_opts *k, int opt, const char *arg)
 #define KERNEL_LONGOPTS                                                        \
 	{ "recipe", required_argument, NULL, 'c' },                            \
 		{ "test", required_argument, NULL, 't' },                      \
-		{ "runs", required_argument, NULL, 'n' }
+	{                                                                      \
+		"runs", required_argument, NULL, 'n'                           \
+	}
 
 /*
  * Check the kernel options and fill ctx: the recipe (into *recipe), the
@@ -533,8 +541,8 @@ static int kernel_setup(struct bisect_ctx *ctx, struct recipe *recipe,
 	cache = util_cache_dir();
 	key = repo_key(repo);
 	ctx->work_dir = cache && key ? util_fmt("%s/work/%s-%s", cache, key,
-						recipe->name) :
-				       NULL;
+						recipe->name)
+				     : NULL;
 	free(cache);
 	free(key);
 	return ctx->work_dir ? 0 : err_set(ERR_NOMEM, "out of memory");
@@ -794,7 +802,8 @@ int main(int argc, char **argv)
 		gu_shutdown();
 		return status;
 	}
-	fprintf(stderr, "bisectctl: unknown command '%s' (see bisectctl help)\n",
+	fprintf(stderr,
+		"bisectctl: unknown command '%s' (see bisectctl help)\n",
 		argv[1]);
 	return EXIT_INPUT;
 }

@@ -49,27 +49,34 @@ static json_t *step_json(const struct session_step *st)
 	json_t *o = json_object();
 
 	json_object_set_new(o, "commit", json_string(st->hex));
-	json_object_set_new(o, "verdict", json_string(verdict_name(st->verdict)));
+	json_object_set_new(o, "verdict",
+			    json_string(verdict_name(st->verdict)));
 	json_object_set_new(o, "role", json_string(st->role));
 	json_object_set_new(o, "seconds", json_real(st->seconds));
 	json_object_set_new(o, "title", json_string(st->title));
 	json_object_set_new(o, "excerpt", json_string(st->excerpt));
-	json_object_set_new(o, "candidates", json_integer((json_int_t)st->candidates));
+	json_object_set_new(o, "candidates",
+			    json_integer((json_int_t)st->candidates));
 	if (st->exit_code >= 0)
-		json_object_set_new(o, "exit_code", json_integer(st->exit_code));
+		json_object_set_new(o, "exit_code",
+				    json_integer(st->exit_code));
 	if (st->runs) {
-		json_object_set_new(o, "checkout_seconds", json_real(st->checkout_s));
-		json_object_set_new(o, "config_seconds", json_real(st->config_s));
+		json_object_set_new(o, "checkout_seconds",
+				    json_real(st->checkout_s));
+		json_object_set_new(o, "config_seconds",
+				    json_real(st->config_s));
 		json_object_set_new(o, "build_seconds", json_real(st->build_s));
 		json_object_set_new(o, "boot_seconds", json_real(st->boot_s));
 		json_object_set_new(o, "runs", json_integer(st->runs));
-		json_object_set_new(o, "runs_failed", json_integer(st->runs_failed));
+		json_object_set_new(o, "runs_failed",
+				    json_integer(st->runs_failed));
 	}
 	json_object_set_new(o, "console_log", str_or_null(st->console_log));
 	json_object_set_new(o, "build_log", str_or_null(st->build_log));
 	json_object_set_new(o, "log", str_or_null(st->log));
 	if (st->config_notes && *st->config_notes)
-		json_object_set_new(o, "config_notes", json_string(st->config_notes));
+		json_object_set_new(o, "config_notes",
+				    json_string(st->config_notes));
 	return o;
 }
 
@@ -86,12 +93,13 @@ int report_json(char **out, const struct session *s,
 	json_object_set_new(o, "repo", json_string(ri->repo_path));
 	if (ri->error_code)
 		json_object_set_new(o, "error",
-				    json_string(s->stop_reason ? s->stop_reason :
-								 err_last()));
+				    json_string(s->stop_reason ? s->stop_reason
+							       : err_last()));
 	if (!ri->error_code && s->state == ENGINE_FOUND) {
 		gu_oid_hex(hex, &s->first_bad);
 		json_object_set_new(o, "first_bad", json_string(hex));
-		json_object_set_new(o, "culprit", commit_json(s, &s->first_bad));
+		json_object_set_new(o, "culprit",
+				    commit_json(s, &s->first_bad));
 		json_array_append_new(cands, json_string(hex));
 	} else {
 		json_object_set_new(o, "first_bad", json_null());
@@ -121,18 +129,20 @@ int report_json(char **out, const struct session *s,
 			    json_integer((json_int_t)session_bisect_steps(s)));
 	json_object_set_new(o, "initial_candidates",
 			    json_integer((json_int_t)s->initial_candidates));
-	json_object_set_new(o, "estimated_steps",
-			    json_integer(engine_estimate_steps(s->initial_candidates)));
+	json_object_set_new(
+		o, "estimated_steps",
+		json_integer(engine_estimate_steps(s->initial_candidates)));
 	json_object_set_new(o, "bisect_log", json_string(buf_str(&s->log)));
 	json_object_set_new(o, "out_dir", str_or_null(ri->out_dir));
 	if (ri->command)
 		json_object_set_new(o, "command", json_string(ri->command));
 	if (ri->recipe) {
-		json_object_set_new(o, "recipe",
-				    json_pack("{s:s, s:s, s:s}", "name",
-					      ri->recipe->name, "path",
-					      ri->recipe->path ? ri->recipe->path : "",
-					      "text", ri->recipe->text));
+		json_object_set_new(
+			o, "recipe",
+			json_pack("{s:s, s:s, s:s}", "name", ri->recipe->name,
+				  "path",
+				  ri->recipe->path ? ri->recipe->path : "",
+				  "text", ri->recipe->text));
 		json_object_set_new(o, "config", str_or_null(ri->config_path));
 		json_object_set_new(o, "test", str_or_null(ri->test_script));
 		json_object_set_new(o, "runs", json_integer(ri->runs));
@@ -201,8 +211,9 @@ int report_text(struct buf *b, const struct session *s,
 			buf_printf(b, "  %s\n", hex);
 		}
 	}
-	buf_printf(b, "\nsteps: %zu bisection steps for %zu candidates "
-		      "(log2 estimate %u)\n\n",
+	buf_printf(b,
+		   "\nsteps: %zu bisection steps for %zu candidates "
+		   "(log2 estimate %u)\n\n",
 		   session_bisect_steps(s), s->initial_candidates,
 		   engine_estimate_steps(s->initial_candidates));
 	buf_printf(b, "%-3s %-12s %-10s %-7s %8s %8s  %s\n", "#", "commit",
@@ -236,8 +247,8 @@ int report_text(struct buf *b, const struct session *s,
 	if (ri->recipe) {
 		buf_printf(b, "\nrecipe %s (%s), %d run(s) per step, %s\n",
 			   ri->recipe->name,
-			   ri->recipe->path ? ri->recipe->path : "",
-			   ri->runs, ri->accel ? ri->accel : "no boot");
+			   ri->recipe->path ? ri->recipe->path : "", ri->runs,
+			   ri->accel ? ri->accel : "no boot");
 		if (ri->config_path)
 			buf_printf(b, "config: %s\n", ri->config_path);
 		if (ri->test_script)
@@ -267,8 +278,9 @@ int report_step(char **json, struct buf *text, const struct session_step *st)
 		return err_set(ERR_NOMEM, "out of memory");
 	buf_printf(text, "%s %s%s%s\n", st->hex, verdict_name(st->verdict),
 		   *st->title ? ": " : "", st->title);
-	buf_printf(text, "checkout %.1f s, config %.1f s, build %.1f s, "
-			 "boot %.1f s (%d run(s), %d failed)\n",
+	buf_printf(text,
+		   "checkout %.1f s, config %.1f s, build %.1f s, "
+		   "boot %.1f s (%d run(s), %d failed)\n",
 		   st->checkout_s, st->config_s, st->build_s, st->boot_s,
 		   st->runs, st->runs_failed);
 	if (st->build_log)

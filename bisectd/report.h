@@ -10,16 +10,16 @@
 #include "session.h"
 
 struct report_info {
-	const char *mode;	  /* "run" or "bisect" */
+	const char *mode; /* "run" or "bisect" */
 	const char *repo_path;
 	const struct recipe *recipe; /* NULL in generic mode */
 	const char *test_script;     /* or NULL */
 	int runs;
-	const char *command;	  /* generic mode: the command, joined */
+	const char *command; /* generic mode: the command, joined */
 	const char *out_dir;
-	const char *config_path;  /* the last step's .config, or NULL */
-	const char *accel;	  /* "kvm", "tcg" or NULL */
-	int error_code;		  /* 0, or the session's error */
+	const char *config_path; /* the last step's .config, or NULL */
+	const char *accel;	 /* "kvm", "tcg" or NULL */
+	int error_code;		 /* 0, or the session's error */
 };
 
 /* "found", "ambiguous" or "error". */

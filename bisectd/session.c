@@ -82,8 +82,8 @@ static int stop(struct session *s, int code, const char *fmt, ...)
 	return err_set(code, "%s", msg);
 }
 
-static void subject_of(struct session *s, const struct gu_oid *oid,
-		       char *out, size_t size)
+static void subject_of(struct session *s, const struct gu_oid *oid, char *out,
+		       size_t size)
 {
 	struct gu_commit c;
 
@@ -104,8 +104,8 @@ static int log_verdict(struct session *s, const struct gu_oid *oid,
 
 	gu_oid_hex(hex, oid);
 	subject_of(s, oid, subj, sizeof(subj));
-	rc = buf_printf(&s->log, "# %s: [%s] %s\ngit bisect %s %s\n", name,
-			hex, subj, name, hex);
+	rc = buf_printf(&s->log, "# %s: [%s] %s\ngit bisect %s %s\n", name, hex,
+			subj, name, hex);
 	return rc;
 }
 
@@ -160,7 +160,8 @@ static void progress(struct session *s, const struct session_step *st)
 	if (st->title && *st->title)
 		fprintf(s->progress, " (%s)", st->title);
 	if (st->build_s > 0 || st->boot_s > 0)
-		fprintf(s->progress, " [checkout %.1f s, build %.1f s, boot %.1f s]",
+		fprintf(s->progress,
+			" [checkout %.1f s, build %.1f s, boot %.1f s]",
 			st->checkout_s, st->build_s, st->boot_s);
 	else
 		fprintf(s->progress, " [%.1f s]", st->seconds);
@@ -454,8 +455,7 @@ static int is_start_commit(const struct session *s, const struct replayed *r)
 	return 0;
 }
 
-static int replay_into(struct session *s, const struct replayed *rp,
-		       size_t nrp)
+static int replay_into(struct session *s, const struct replayed *rp, size_t nrp)
 {
 	size_t i;
 	int rc;

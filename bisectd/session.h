@@ -23,7 +23,7 @@ struct session_step {
 	int runs, runs_failed;
 	char *console_log, *build_log, *log; /* paths or NULL */
 	char *config_notes;
-	const char *role; /* "bisect", "endpoint", "merge-base", "replay" */
+	const char *role;  /* "bisect", "endpoint", "merge-base", "replay" */
 	size_t candidates; /* candidates left before this step */
 };
 
@@ -57,7 +57,7 @@ struct session {
 	struct gu_oid first_bad;
 	struct gu_oid *candidates; /* when ambiguous */
 	size_t ncandidates;
-	struct buf log; /* the bisect log */
+	struct buf log;	   /* the bisect log */
 	char *stop_reason; /* why the session stopped early, or NULL */
 };
 

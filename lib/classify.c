@@ -56,12 +56,12 @@ static const struct rule rules[] = {
 	{ CRASH_OOPS, "BUG: unable to handle kernel",
 	  "BUG: unable to handle kernel paging request", T_FUNC },
 	{ CRASH_SOFT_LOCKUP, "BUG: soft lockup", "BUG: soft lockup", T_FUNC },
-	{ CRASH_HARD_LOCKUP, "Watchdog detected hard LOCKUP", "BUG: hard lockup",
-	  T_FUNC },
+	{ CRASH_HARD_LOCKUP, "Watchdog detected hard LOCKUP",
+	  "BUG: hard lockup", T_FUNC },
 	{ CRASH_HUNG_TASK, "blocked for more than", "INFO: task hung", T_HUNG },
 	{ CRASH_RCU_STALL, "rcu: INFO: ", "INFO: rcu detected stall", T_FUNC },
-	{ CRASH_RCU_STALL, "detected stalls on CPUs", "INFO: rcu detected stall",
-	  T_FUNC },
+	{ CRASH_RCU_STALL, "detected stalls on CPUs",
+	  "INFO: rcu detected stall", T_FUNC },
 	{ CRASH_GPF, "general protection fault", "general protection fault",
 	  T_FUNC },
 	{ CRASH_BUG, "kernel BUG at ", "kernel BUG", T_FUNC },
@@ -73,9 +73,9 @@ static const struct rule rules[] = {
 };
 
 static const char *const kind_names[] = {
-	"panic",      "oops",	   "bug",	"gpf",
-	"kasan",      "soft-lockup", "hard-lockup", "hung-task",
-	"no-root",    "warning",   "rcu-stall",
+	"panic",   "oops",	  "bug",	 "gpf",
+	"kasan",   "soft-lockup", "hard-lockup", "hung-task",
+	"no-root", "warning",	  "rcu-stall",
 };
 
 unsigned crash_kind_parse(const char *name)
@@ -181,8 +181,8 @@ static void rip_function(char *out, size_t size, const struct lines *l,
 static int is_scheduler_frame(const char *f)
 {
 	static const char *const prefixes[] = {
-		"__schedule", "schedule",   "io_schedule", "__mutex_lock",
-		"mutex_lock", "rwsem_down", "down_",       "wait_for_",
+		"__schedule", "schedule",	"io_schedule", "__mutex_lock",
+		"mutex_lock", "rwsem_down",	"down_",       "wait_for_",
 		"__wait",     "context_switch", "__switch_to", "msleep",
 	};
 	size_t i;
@@ -311,7 +311,8 @@ static void make_title(struct buf *t, const struct rule *r,
 
 static int is_excerpt_end(const char *s)
 {
-	return strstr(s, "---[ end trace") || strstr(s, "---[ end Kernel panic");
+	return strstr(s, "---[ end trace") ||
+	       strstr(s, "---[ end Kernel panic");
 }
 
 static void excerpt_from(struct buf *x, const struct lines *l, size_t i)
@@ -399,7 +400,8 @@ int classify_console(struct classification *out,
 		if (out->test_status < 0)
 			buf_puts(&title, "guest test did not report a status");
 		else
-			buf_printf(&title, "guest test failed with exit status %d",
+			buf_printf(&title,
+				   "guest test failed with exit status %d",
 				   out->test_status);
 		for (i = test_at ? test_at : marker_at; i <= marker_at; i++)
 			buf_printf(&excerpt, "%s\n", l.v[i]);

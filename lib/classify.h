@@ -24,7 +24,7 @@ enum crash_kind {
 
 #define CRASH_DEFAULT                                                          \
 	(CRASH_PANIC | CRASH_OOPS | CRASH_BUG | CRASH_GPF | CRASH_KASAN |      \
-	 CRASH_SOFT_LOCKUP | CRASH_HARD_LOCKUP | CRASH_HUNG_TASK |            \
+	 CRASH_SOFT_LOCKUP | CRASH_HARD_LOCKUP | CRASH_HUNG_TASK |             \
 	 CRASH_NO_ROOT | CRASH_RCU_STALL)
 
 /* The crash kind named name ("panic", "oops", ...), or 0. */
@@ -32,8 +32,8 @@ unsigned crash_kind_parse(const char *name);
 
 /* How the emulator ended. */
 enum boot_end {
-	BOOT_EXITED,	/* QEMU exited by itself */
-	BOOT_TIMEOUT,	/* killed at the boot timeout */
+	BOOT_EXITED,	  /* QEMU exited by itself */
+	BOOT_TIMEOUT,	  /* killed at the boot timeout */
 	BOOT_NOT_STARTED, /* QEMU could not be started or died at once */
 };
 
@@ -47,8 +47,8 @@ struct classify_input {
 
 struct classification {
 	enum verdict verdict;
-	char *title;   /* owned; "" for a plain good boot */
-	char *excerpt; /* owned; the relevant console lines */
+	char *title;	 /* owned; "" for a plain good boot */
+	char *excerpt;	 /* owned; the relevant console lines */
 	int test_status; /* the guest test's exit status, -1 if not seen */
 };
 

@@ -22,8 +22,8 @@ static int git_fail(int code, const char *what)
 {
 	const git_error *e = git_error_last();
 
-	return err_set(code, "%s: %s", what, e && e->message ? e->message :
-							     "unknown error");
+	return err_set(code, "%s: %s", what,
+		       e && e->message ? e->message : "unknown error");
 }
 
 int gu_init(void)
@@ -81,8 +81,7 @@ int gu_oid_equal(const struct gu_oid *a, const struct gu_oid *b)
 
 int gu_oid_parse(struct gu_oid *out, const char *hex)
 {
-	if (strlen(hex) != GU_HEXSZ ||
-	    git_oid_fromstr((git_oid *)out, hex) < 0)
+	if (strlen(hex) != GU_HEXSZ || git_oid_fromstr((git_oid *)out, hex) < 0)
 		return err_set(ERR_INPUT, "bad object id '%s'", hex);
 	return 0;
 }
@@ -182,7 +181,8 @@ static int graph_edges(struct gu_graph *g, git_repository *repo)
 				if (b)
 					g->edge_parent = b;
 				if (!a || !b) {
-					rc = err_set(ERR_NOMEM, "out of memory");
+					rc = err_set(ERR_NOMEM,
+						     "out of memory");
 					break;
 				}
 			}
@@ -280,8 +280,8 @@ static int collect_file(const git_diff_delta *d, float progress, void *payload)
 	if (!p)
 		return -1;
 	c->files = p;
-	c->files[c->nfiles] = strdup(d->new_file.path ? d->new_file.path :
-							 d->old_file.path);
+	c->files[c->nfiles] =
+		strdup(d->new_file.path ? d->new_file.path : d->old_file.path);
 	if (!c->files[c->nfiles])
 		return -1;
 	c->nfiles++;
@@ -406,9 +406,9 @@ int gu_checkout(struct gu_repo *r, const char *dir, const struct gu_oid *oid)
 
 	snprintf(gitdir, sizeof(gitdir), "%s/.git", dir);
 	if (stat(gitdir, &st) == 0) {
-		rc = git_repository_open(&repo, dir) < 0 ?
-			     git_fail(ERR_INFRA, "cannot open worktree") :
-			     0;
+		rc = git_repository_open(&repo, dir) < 0
+			     ? git_fail(ERR_INFRA, "cannot open worktree")
+			     : 0;
 		if (!rc && !head_is_readable(repo)) {
 			/* its commit is gone (history rewritten): start over */
 			git_repository_free(repo);
@@ -442,9 +442,9 @@ static int each_path(const git_diff_delta *d, float progress, void *payload)
 	struct path_cb *cb = payload;
 
 	(void)progress;
-	cb->result = cb->fn(d->new_file.path ? d->new_file.path :
-					       d->old_file.path,
-			    cb->payload);
+	cb->result =
+		cb->fn(d->new_file.path ? d->new_file.path : d->old_file.path,
+		       cb->payload);
 	return cb->result ? GIT_EUSER : 0;
 }
 

@@ -115,9 +115,10 @@ static int set_key(struct recipe *r, const struct key *k, const char *value)
 	case K_INT:
 		n = strtol(value, &end, 10);
 		if (!*value || *end || n <= 0 || n > 1000000)
-			return err_set(ERR_INPUT,
-				       "key '%s' needs a positive number, not '%s'",
-				       k->name, value);
+			return err_set(
+				ERR_INPUT,
+				"key '%s' needs a positive number, not '%s'",
+				k->name, value);
 		*(int *)base = (int)n;
 		return 0;
 	case K_BOOL:
@@ -132,9 +133,10 @@ static int set_key(struct recipe *r, const struct key *k, const char *value)
 		return 0;
 	case K_FAIL:
 		if (parse_fail((unsigned *)base, value))
-			return err_set(ERR_INPUT,
-				       "key '%s' has an unknown crash kind in '%s'",
-				       k->name, value);
+			return err_set(
+				ERR_INPUT,
+				"key '%s' has an unknown crash kind in '%s'",
+				k->name, value);
 		return 0;
 	case K_FRAGMENT:
 		if (r->nfragments == RECIPE_MAX_FRAGMENTS)

@@ -11,27 +11,27 @@
 #define RECIPE_MAX_FRAGMENTS 16
 
 struct recipe {
-	char *name;	   /* from the file name, without directory */
-	char *path;	   /* the file it came from */
-	char *dir;	   /* directory of the file; relative paths start here */
+	char *name; /* from the file name, without directory */
+	char *path; /* the file it came from */
+	char *dir;  /* directory of the file; relative paths start here */
 	char *description;
-	char *base;	   /* a make target (tinyconfig) or a config file path */
+	char *base; /* a make target (tinyconfig) or a config file path */
 	char *fragments[RECIPE_MAX_FRAGMENTS]; /* absolute paths */
 	size_t nfragments;
-	char *targets;	   /* make targets, space separated */
-	char *image;	   /* kernel image, relative to the build directory */
-	int modules;	   /* put the built modules in the initramfs */
-	char *arch;	   /* ARCH= for make */
-	char *qemu;	   /* emulator binary */
-	char *qemu_args;   /* extra emulator arguments, space separated */
+	char *targets;	 /* make targets, space separated */
+	char *image;	 /* kernel image, relative to the build directory */
+	int modules;	 /* put the built modules in the initramfs */
+	char *arch;	 /* ARCH= for make */
+	char *qemu;	 /* emulator binary */
+	char *qemu_args; /* extra emulator arguments, space separated */
 	int memory_mb;
 	int cpus;
-	char *append;	   /* kernel command line */
-	int boot_timeout;  /* seconds */
-	char *marker;	   /* success marker printed by the guest init */
-	unsigned fail_on;  /* CRASH_* kinds that mean bad */
-	char *init;	   /* guest init script, absolute path */
-	char *text;	   /* the whole file, for reports */
+	char *append;	  /* kernel command line */
+	int boot_timeout; /* seconds */
+	char *marker;	  /* success marker printed by the guest init */
+	unsigned fail_on; /* CRASH_* kinds that mean bad */
+	char *init;	  /* guest init script, absolute path */
+	char *text;	  /* the whole file, for reports */
 };
 
 /*

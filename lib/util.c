@@ -34,8 +34,8 @@ int util_mkdir_p(const char *path)
 			continue;
 		tmp[i] = '\0';
 		if (mkdir(tmp, 0755) && errno != EEXIST)
-			return err_sys(ERR_INFRA, "cannot create directory '%s'",
-				       tmp);
+			return err_sys(ERR_INFRA,
+				       "cannot create directory '%s'", tmp);
 		tmp[i] = path[i];
 	}
 	return 0;
@@ -137,7 +137,8 @@ int util_remove_tree(const char *path)
 	return 0;
 }
 
-static void child(const char *const argv[], const struct proc_opts *o, int errfd)
+static void child(const char *const argv[], const struct proc_opts *o,
+		  int errfd)
 {
 	int fd, err;
 	size_t i;

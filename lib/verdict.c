@@ -6,8 +6,8 @@
 #include "verdict.h"
 
 static const char *const names[] = {
-	[VERDICT_NONE] = "none", [VERDICT_GOOD] = "good",
-	[VERDICT_BAD] = "bad",	 [VERDICT_SKIP] = "skip",
+	[VERDICT_NONE] = "none",   [VERDICT_GOOD] = "good",
+	[VERDICT_BAD] = "bad",	   [VERDICT_SKIP] = "skip",
 	[VERDICT_INFRA] = "infra",
 };
 

@@ -90,8 +90,8 @@ static int run_qemu(struct proc_result *pr, const struct recipe *r, int kvm,
 
 	snprintf(mem, sizeof(mem), "%d", r->memory_mb);
 	snprintf(cpus, sizeof(cpus), "%d", r->cpus);
-	append = util_fmt("%s panic=-1 bisectd.marker=%s", r->append,
-			  r->marker);
+	append =
+		util_fmt("%s panic=-1 bisectd.marker=%s", r->append, r->marker);
 	serial = util_fmt("file:%s", console_log);
 	extra = strdup(r->qemu_args);
 	if (!append || !serial || !extra) {

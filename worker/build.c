@@ -8,11 +8,11 @@
 #include "worker.h"
 
 static const char *const needles[] = {
-	": error: ",		  /* gcc, clang */
-	": fatal error: ",	  /* missing header */
+	": error: ",		    /* gcc, clang */
+	": fatal error: ",	    /* missing header */
 	": undefined reference to", /* ld */
-	"Error: ",		  /* as, scripts */
-	"make[1]: *** ",	  /* make, when nothing better is there */
+	"Error: ",		    /* as, scripts */
+	"make[1]: *** ",	    /* make, when nothing better is there */
 	"make: *** ",
 };
 

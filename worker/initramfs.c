@@ -121,9 +121,9 @@ out:
 int initramfs_write(const char *path, const char *init_script,
 		    const char *test_script, const char *modules_dir)
 {
-	static const char *const dirs[] = { "bin",  "sbin", "dev", "proc",
-					    "sys",  "tmp",  "etc", "bisectd",
-					    "lib",  "root" };
+	static const char *const dirs[] = { "bin", "sbin", "dev", "proc",
+					    "sys", "tmp",  "etc", "bisectd",
+					    "lib", "root" };
 	const char *busybox = NULL;
 	struct archive *a;
 	char *tmp = util_fmt("%s.tmp", path);

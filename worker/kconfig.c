@@ -87,9 +87,9 @@ static int config_set(struct buf *text, const char *name, const char *value)
 			    (n == strlen(unset) && !strncmp(p, unset, n));
 
 		if (match && !done) {
-			rc = strcmp(value, "n") ?
-				     buf_printf(&out, "%s%s\n", key, value) :
-				     buf_printf(&out, "%s\n", unset);
+			rc = strcmp(value, "n")
+				     ? buf_printf(&out, "%s%s\n", key, value)
+				     : buf_printf(&out, "%s\n", unset);
 			done = 1;
 		} else if (!match) {
 			rc = buf_printf(&out, "%.*s\n", (int)n, p);
@@ -99,8 +99,8 @@ static int config_set(struct buf *text, const char *name, const char *value)
 			p++;
 	}
 	if (!done && !rc)
-		rc = strcmp(value, "n") ? buf_printf(&out, "%s%s\n", key, value) :
-					  buf_printf(&out, "%s\n", unset);
+		rc = strcmp(value, "n") ? buf_printf(&out, "%s%s\n", key, value)
+					: buf_printf(&out, "%s\n", unset);
 	if (rc) {
 		buf_release(&out);
 		return rc;
@@ -128,8 +128,8 @@ static int missing_file(const char *value, const char *src_dir)
 	return access(path, R_OK) != 0;
 }
 
-int kconfig_fix_traps(struct buf *config, const char *src_dir,
-		      int have_pahole, struct buf *notes)
+int kconfig_fix_traps(struct buf *config, const char *src_dir, int have_pahole,
+		      struct buf *notes)
 {
 	static const struct {
 		const char *name, *fixed;
@@ -144,14 +144,14 @@ int kconfig_fix_traps(struct buf *config, const char *src_dir,
 
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		config_value(v, sizeof(v), buf_str(config), keys[i].name);
-		if (!missing_file(v, src_dir) ||
-		    !strcmp(v, keys[i].fixed))
+		if (!missing_file(v, src_dir) || !strcmp(v, keys[i].fixed))
 			continue;
 		rc = config_set(config, keys[i].name, keys[i].fixed);
 		if (rc)
 			return rc;
-		buf_printf(notes, "trap: CONFIG_%s=%s names a file this tree "
-				  "does not have; set to %s\n",
+		buf_printf(notes,
+			   "trap: CONFIG_%s=%s names a file this tree "
+			   "does not have; set to %s\n",
 			   keys[i].name, v, keys[i].fixed);
 	}
 	config_value(v, sizeof(v), buf_str(config), "DEBUG_INFO_BTF");
@@ -226,10 +226,10 @@ static int run_make(const struct recipe *r, const char *src_dir,
 		    const char *log_path)
 {
 	struct proc_result pr;
-	char *o = util_fmt("O=%s", build_dir), *arch = util_fmt("ARCH=%s",
-								  r->arch);
-	const char *argv[] = { "make", "-s", "-C", src_dir, o, arch,
-			 target, NULL };
+	char *o = util_fmt("O=%s", build_dir),
+	     *arch = util_fmt("ARCH=%s", r->arch);
+	const char *argv[] = { "make", "-s", "-C",   src_dir,
+			       o,      arch, target, NULL };
 	struct proc_opts opts = { .log_path = log_path, .append = 1 };
 	int rc;
 

@@ -73,15 +73,17 @@ static int make(const struct step_spec *s, const char *src, const char *build,
 		const char *targets, const char *log, struct proc_result *pr)
 {
 	const char *argv[48];
-	char *o = util_fmt("O=%s", build), *arch = util_fmt("ARCH=%s",
-							       s->recipe->arch);
+	char *o = util_fmt("O=%s", build),
+	     *arch = util_fmt("ARCH=%s", s->recipe->arch);
 	char jobs[32], *t = strdup(targets), *tok, *save = NULL;
 	char *ccenv = ccache_dir_env();
 	const char *env[] = { ccenv, NULL };
 	struct live l = { "building", s->live };
-	struct proc_opts opts = { .log_path = log, .append = 1,
+	struct proc_opts opts = { .log_path = log,
+				  .append = 1,
 				  .env = ccenv ? env : NULL,
-				  .tick = live_tick, .payload = &l };
+				  .tick = live_tick,
+				  .payload = &l };
 	size_t n = 0;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int rc;
@@ -132,8 +134,8 @@ static int do_build(struct step_result *out, const struct step_spec *s,
 					moddir);
 
 		util_remove_tree(moddir);
-		rc = target ? make(s, src, build, target, out->build_log, &pr) :
-			      err_set(ERR_NOMEM, "out of memory");
+		rc = target ? make(s, src, build, target, out->build_log, &pr)
+			    : err_set(ERR_NOMEM, "out of memory");
 		free(target);
 	}
 	out->build_s = util_now() - t0;
@@ -167,14 +169,15 @@ static int do_boots(struct step_result *out, const struct step_spec *s,
 	for (i = 1; i <= s->runs; i++) {
 		struct classify_input in = { .marker = s->recipe->marker,
 					     .fail_on = s->recipe->fail_on,
-					     .timeout_s = s->recipe->boot_timeout };
+					     .timeout_s =
+						     s->recipe->boot_timeout };
 		struct classification c;
 		struct boot_result b;
 		char *con = util_fmt("%s/console-%d.log", s->step_dir, i);
 		char *qlog = util_fmt("%s/qemu-%d.log", s->step_dir, i);
 		int rc = con && qlog ? boot_run(&b, s->recipe, kernel, initrd,
-						con, qlog) :
-				       err_set(ERR_NOMEM, "out of memory");
+						con, qlog)
+				     : err_set(ERR_NOMEM, "out of memory");
 
 		free(qlog);
 		if (rc) {
@@ -222,8 +225,10 @@ static int affects_config(const char *path, void *payload)
 
 	(void)payload;
 	base = base ? base + 1 : path;
-	return !strncmp(base, "Kconfig", 7) || !strncmp(path, "scripts/kconfig/", 16) ||
-	       (n > 7 && !strcmp(path + n - 7, ".config")) || !strcmp(path, "Makefile");
+	return !strncmp(base, "Kconfig", 7) ||
+	       !strncmp(path, "scripts/kconfig/", 16) ||
+	       (n > 7 && !strcmp(path + n - 7, ".config")) ||
+	       !strcmp(path, "Makefile");
 }
 
 /* What the config of a step depends on besides the tree: the recipe. */
@@ -264,8 +269,8 @@ static int config_is_current(const struct step_spec *s, const char *stamp,
 	if (!buf_read_file(&b, stamp) &&
 	    sscanf(buf_str(&b), "%llx %40s", &old_hash, hex) == 2 &&
 	    old_hash == hash && !gu_oid_parse(&old, hex))
-		ok = gu_changed_paths(s->repo, &old, &s->commit,
-				      affects_config, NULL) == 0;
+		ok = gu_changed_paths(s->repo, &old, &s->commit, affects_config,
+				      NULL) == 0;
 	buf_release(&b);
 	return ok;
 }

@@ -25,8 +25,8 @@ struct step_spec {
 
 struct step_result {
 	enum verdict verdict;
-	char *title;	   /* crash title, build error or "" */
-	char *excerpt;	   /* console or compiler lines */
+	char *title;   /* crash title, build error or "" */
+	char *excerpt; /* console or compiler lines */
 	double checkout_s, config_s, build_s, boot_s; /* boot_s: mean */
 	int runs_done, runs_failed;
 	char *build_log;   /* paths, owned */
@@ -54,8 +54,8 @@ int kconfig_prepare(const struct recipe *r, const char *src_dir,
 int kconfig_read(struct buf *out, const char *path);
 
 /* Apply the traps to config text in place; one note line per change. */
-int kconfig_fix_traps(struct buf *config, const char *src_dir,
-		      int have_pahole, struct buf *notes);
+int kconfig_fix_traps(struct buf *config, const char *src_dir, int have_pahole,
+		      struct buf *notes);
 
 /* The first compiler error in a build log, or NULL.  Caller frees. */
 char *build_first_error(const char *log);
@@ -75,7 +75,7 @@ struct boot_result {
 	enum boot_end end;
 	double seconds;
 	const char *accel; /* "kvm" or "tcg", static */
-	char *console; /* owned */
+	char *console;	   /* owned */
 };
 
 int boot_run(struct boot_result *out, const struct recipe *r,

@@ -164,17 +164,19 @@ static void test_classify__recipe_kinds(void **state)
 
 static void test_classify__timestamps_and_empty(void **state)
 {
-	struct classify_input in = { .marker = "M", .fail_on = CRASH_DEFAULT,
+	struct classify_input in = { .marker = "M",
+				     .fail_on = CRASH_DEFAULT,
 				     .end = BOOT_EXITED };
 	struct classification c;
 
 	(void)state;
-	in.console = "[    0.5] BUG: kernel NULL pointer dereference, address: 0\r\n"
-		     "[    0.6] RIP: 0010:foo_probe+0x1/0x2\r\n";
+	in.console =
+		"[    0.5] BUG: kernel NULL pointer dereference, address: 0\r\n"
+		"[    0.6] RIP: 0010:foo_probe+0x1/0x2\r\n";
 	assert_int_equal(classify_console(&c, &in), 0);
 	assert_int_equal(c.verdict, VERDICT_BAD);
-	assert_string_equal(c.title,
-			    "BUG: kernel NULL pointer dereference in foo_probe");
+	assert_string_equal(
+		c.title, "BUG: kernel NULL pointer dereference in foo_probe");
 	classification_release(&c);
 	in.console = "";
 	assert_int_equal(classify_console(&c, &in), 0);

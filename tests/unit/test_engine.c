@@ -66,7 +66,8 @@ static void load(struct dag *d, const char *name)
 		} else if (!strcmp(tok, "bad")) {
 			d->bad = find(d, strtok_r(NULL, " ", &save));
 		} else if (!strcmp(tok, "good")) {
-			d->goods[d->ngoods++] = find(d, strtok_r(NULL, " ", &save));
+			d->goods[d->ngoods++] =
+				find(d, strtok_r(NULL, " ", &save));
 		} else {
 			/* keep the whole line: strtok_r cut it */
 			size_t len = strlen(tok);
@@ -118,8 +119,10 @@ static struct engine *make_engine(const struct dag *d, int *map, int *nmap)
 		for (j = 0; j < d->npar[i]; j++)
 			if (idx[i] >= 0 && idx[d->parents[i][j]] >= 0)
 				assert_int_equal(
-					engine_add_parent(e, (uint32_t)idx[i],
-							  (uint32_t)idx[d->parents[i][j]]),
+					engine_add_parent(
+						e, (uint32_t)idx[i],
+						(uint32_t)
+							idx[d->parents[i][j]]),
 					0);
 	assert_int_equal(engine_mark(e, (uint32_t)idx[d->bad], VERDICT_BAD), 0);
 	return e;
@@ -191,9 +194,9 @@ static enum engine_state bisect(const struct dag *d, int culprit,
 		(*steps)++;
 		assert_true(*steps < 64);
 		engine_mark(e, pick,
-			    skip ? VERDICT_SKIP :
-			    is_ancestor(d, culprit, c) ? VERDICT_BAD :
-							 VERDICT_GOOD);
+			    skip			 ? VERDICT_SKIP
+			    : is_ancestor(d, culprit, c) ? VERDICT_BAD
+							 : VERDICT_GOOD);
 	}
 	*found = st == ENGINE_FOUND ? map[pick] : -1;
 	cands[0] = '\0';
@@ -220,11 +223,11 @@ static void check_run(const struct dag *d, const char *line)
 	char culprit[16], found[16], cands[1024];
 	int git_steps, steps, f;
 
-	assert_int_equal(sscanf(line, "run %15s %d %15s", culprit, &git_steps,
-				found),
-			 3);
-	assert_int_equal(bisect(d, find(d, culprit), NULL, 0, &f, &steps,
-				cands, sizeof(cands)),
+	assert_int_equal(
+		sscanf(line, "run %15s %d %15s", culprit, &git_steps, found),
+		3);
+	assert_int_equal(bisect(d, find(d, culprit), NULL, 0, &f, &steps, cands,
+				sizeof(cands)),
 			 ENGINE_FOUND);
 	assert_string_equal(d->names[f], found);
 	if (steps > git_steps + 1)

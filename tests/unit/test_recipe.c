@@ -65,7 +65,8 @@ static void test_recipe__values(void **state)
 {
 	static const char text[] =
 		"# comment\n\n"
-		"base = /usr/src/linux-config-6.1/config.amd64_none_cloud-amd64.xz\n"
+		"base = "
+		"/usr/src/linux-config-6.1/config.amd64_none_cloud-amd64.xz\n"
 		"fragment = fragments/a.config\n"
 		"fragment = /abs/b.config\n"
 		"targets = bzImage modules\n"
@@ -111,7 +112,8 @@ static void test_recipe__errors(void **state)
 	snprintf(text, sizeof(text), "%sbogus = 1\n", minimal);
 	expect_error(text, "recipe 'bad' line 7: unknown key 'bogus'");
 	snprintf(text, sizeof(text), "%sboot_timeout = soon\n", minimal);
-	expect_error(text, "line 7: key 'boot_timeout' needs a positive number");
+	expect_error(text,
+		     "line 7: key 'boot_timeout' needs a positive number");
 	snprintf(text, sizeof(text), "%smodules = maybe\n", minimal);
 	expect_error(text, "key 'modules' needs yes or no");
 	snprintf(text, sizeof(text), "%sfail_on = panic explode\n", minimal);
@@ -131,9 +133,8 @@ static void test_recipe__find(void **state)
 	assert_int_equal(recipe_find(path, sizeof(path), "nosuch", "recipes"),
 			 ERR_INPUT);
 	assert_non_null(strstr(err_last(), "unknown recipe 'nosuch'"));
-	assert_int_equal(recipe_find(path, sizeof(path), "recipes/tiny.recipe",
-				     ""),
-			 0);
+	assert_int_equal(
+		recipe_find(path, sizeof(path), "recipes/tiny.recipe", ""), 0);
 	assert_string_equal(path, "recipes/tiny.recipe");
 }
 
