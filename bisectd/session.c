@@ -364,44 +364,43 @@ static int check_merge_bases(struct session *s, const struct replayed *rp,
 	return 0;
 }
 
+/* Test an endpoint that the user says is want; stop if it is not. */
+static int check_endpoint(struct session *s, const struct gu_oid *oid,
+			  enum verdict want)
+{
+	char hex[GU_HEXSZ + 1];
+	const char *title;
+	enum verdict v;
+	int rc;
+
+	rc = test_commit(s, oid, "endpoint", &v);
+	if (rc)
+		return rc;
+	progress(s, &s->steps[s->nsteps - 1]);
+	if (v == want)
+		return 0;
+	gu_oid_hex(hex, oid);
+	title = s->steps[s->nsteps - 1].title;
+	return stop(s, ERR_INPUT, "the %s commit %.12s %s (verdict %s%s%s)",
+		    verdict_name(want), hex,
+		    want == VERDICT_BAD ? "does not fail: nothing to bisect"
+					: "does not pass",
+		    verdict_name(v), *title ? ": " : "", title);
+}
+
 static int check_endpoints(struct session *s, const struct replayed *rp,
 			   size_t nrp)
 {
-	char hex[GU_HEXSZ + 1];
-	enum verdict v;
 	size_t i;
 	int rc;
 
-	if (!has_verdict(rp, nrp, &s->bad)) {
-		rc = test_commit(s, &s->bad, "endpoint", &v);
-		if (rc)
+	if (!has_verdict(rp, nrp, &s->bad) &&
+	    (rc = check_endpoint(s, &s->bad, VERDICT_BAD)))
+		return rc;
+	for (i = 0; i < s->ngoods; i++)
+		if (!has_verdict(rp, nrp, &s->goods[i]) &&
+		    (rc = check_endpoint(s, &s->goods[i], VERDICT_GOOD)))
 			return rc;
-		progress(s, &s->steps[s->nsteps - 1]);
-		gu_oid_hex(hex, &s->bad);
-		if (v != VERDICT_BAD)
-			return stop(s, ERR_INPUT,
-				    "the bad commit %.12s does not fail "
-				    "(verdict %s%s%s): nothing to bisect",
-				    hex, verdict_name(v),
-				    *s->steps[s->nsteps - 1].title ? ": " : "",
-				    s->steps[s->nsteps - 1].title);
-	}
-	for (i = 0; i < s->ngoods; i++) {
-		if (has_verdict(rp, nrp, &s->goods[i]))
-			continue;
-		rc = test_commit(s, &s->goods[i], "endpoint", &v);
-		if (rc)
-			return rc;
-		progress(s, &s->steps[s->nsteps - 1]);
-		gu_oid_hex(hex, &s->goods[i]);
-		if (v != VERDICT_GOOD)
-			return stop(s, ERR_INPUT,
-				    "the good commit %.12s does not pass "
-				    "(verdict %s%s%s)",
-				    hex, verdict_name(v),
-				    *s->steps[s->nsteps - 1].title ? ": " : "",
-				    s->steps[s->nsteps - 1].title);
-	}
 	return 0;
 }
 

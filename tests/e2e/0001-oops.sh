@@ -1,6 +1,22 @@
 #!/bin/sh
 # A NULL pointer dereference in an initcall, planted at a random commit of
-# a 1,000-commit kernel history with merges.
+# a 1,000-commit kernel history with merges; then endpoints that are not
+# what the user says they are.
 . "$(dirname "$0")/kernel-case.sh"
 kernel_case oops 1 'BUG: kernel NULL pointer dereference in reboot_defaults_init$'
+
+expect_exit 2 "a bad commit that does not fail stops the bisection" \
+	"$BISECTCTL" bisect --repo "$REPO" --good "$GOOD" --bad "$CULPRIT~1" \
+	--recipe tiny --out "$SCRATCH/e1"
+grep -q "the bad commit .* does not fail: nothing to bisect (verdict good)" \
+	"$SCRATCH/err" && ok "says the bad commit does not fail" ||
+	not_ok "says the bad commit does not fail"
+expect_exit 2 "a good commit that fails stops the bisection" \
+	"$BISECTCTL" bisect --repo "$REPO" --good "$CULPRIT" --bad "$BAD" \
+	--recipe tiny --out "$SCRATCH/e2"
+grep -q "the good commit .* does not pass (verdict bad: BUG: kernel NULL" \
+	"$SCRATCH/err" && ok "says the good commit does not pass" ||
+	not_ok "says the good commit does not pass"
+check "the report of a stopped bisection says why" \
+	jq_true "$SCRATCH/e2/report.json" '.result == "error" and (.error | test("does not pass"))'
 done_testing

@@ -1,0 +1,32 @@
+#!/bin/sh
+# Kernel mode's bad input is refused before anything is built or written:
+# one line, exit status 2, no work or output directory in the cache.
+. "$(dirname "$0")/../lib.sh"
+
+repo=$SCRATCH/repo
+eval "$("$TOP/tests/fixtures/mkrepo.sh" "$repo" 5 30)"
+bisect() { "$BISECTCTL" bisect --repo "$repo" --good "$GOOD" --bad "$BAD" "$@"; }
+
+expect_exit 2 "no recipe" bisect
+one_line_error "--recipe NAME is required"
+expect_exit 2 "unknown recipe" bisect --recipe nosuch
+one_line_error "unknown recipe 'nosuch'"
+cp "$TOP/recipes/tiny.recipe" "$SCRATCH/typo.recipe"
+echo "boot_timout = 5" >> "$SCRATCH/typo.recipe"
+expect_exit 2 "recipe with an unknown key" bisect --recipe "$SCRATCH/typo.recipe"
+one_line_error "recipe 'typo' line [0-9]*: unknown key 'boot_timout'"
+printf '#!/bin/sh\nexit 0\n' > "$SCRATCH/test.sh"
+expect_exit 2 "test script that is not executable" \
+	bisect --recipe tiny --test "$SCRATCH/test.sh"
+one_line_error "test script '$SCRATCH/test.sh' is not an executable file"
+expect_exit 2 "missing test script" bisect --recipe tiny --test "$SCRATCH/none"
+one_line_error "is not an executable file"
+expect_exit 2 "bad --runs" bisect --recipe tiny --runs 0
+one_line_error "--runs needs a number from 1 to 100, not '0'"
+expect_exit 2 "unknown revision" \
+	"$BISECTCTL" bisect --repo "$repo" --good "$GOOD" --bad nope --recipe tiny
+one_line_error "unknown revision 'nope'"
+expect_exit 2 "test without --commit" "$BISECTCTL" test --repo "$repo" --recipe tiny
+one_line_error "test needs --commit REV"
+check "nothing was written to the cache" [ ! -e "$BISECTD_CACHE" ]
+done_testing
