@@ -728,6 +728,8 @@ static int cmd_test(int argc, char **argv)
 	rc = bisect_test(&st, &oid, &ctx);
 	if (rc)
 		goto fail;
+	if (st.config_notes && *st.config_notes)
+		fprintf(stderr, "%s", st.config_notes);
 	status = print_step(&st, json, out);
 	goto out;
 fail:

@@ -168,6 +168,8 @@ static void progress(struct session *s, const struct session_step *st)
 	if (!strcmp(st->role, "bisect"))
 		fprintf(s->progress, ", %zu candidates left", left);
 	fputc('\n', s->progress);
+	if (st->config_notes && *st->config_notes)
+		fprintf(s->progress, "%s", st->config_notes);
 	fflush(s->progress);
 }
 

@@ -1,0 +1,26 @@
+#!/bin/sh
+# A fragment option that olddefconfig drops is reported (here ext4, which
+# needs the block layer that tinyconfig leaves out), and bisectctl test
+# builds and boots one commit with the exit status of a bisect run command.
+. "$(dirname "$0")/kernel-case.sh"
+eval "$("$TOP/tests/fixtures/kernel-history" --kind oops --seed 1)"
+mkdir -p "$SCRATCH/r/fragments"
+cp "$TOP/recipes/fragments/tiny.config" "$SCRATCH/r/fragments/"
+{
+	cat "$TOP/recipes/tiny.recipe"
+	echo "fragment = fragments/ext4.config"
+	echo "init = $TOP/images/init.sh"
+} > "$SCRATCH/r/tiny.recipe"
+echo "CONFIG_EXT4_FS=y" > "$SCRATCH/r/fragments/ext4.config"
+expect_exit 0 "bisectctl test of a good commit" \
+	"$BISECTCTL" test --repo "$REPO" --commit "$GOOD" \
+	--recipe "$SCRATCH/r/tiny.recipe" --json "$SCRATCH/t.json"
+check "the dropped option is reported" \
+	jq_true "$SCRATCH/t.json" '.config_notes | test("dropped: CONFIG_EXT4_FS=y was asked for but olddefconfig left n")'
+check "and shown on the terminal" grep -q "dropped: CONFIG_EXT4_FS=y" "$SCRATCH/err"
+expect_exit 1 "bisectctl test of the culprit" \
+	"$BISECTCTL" test --repo "$REPO" --commit "$CULPRIT" --recipe tiny \
+	--json "$SCRATCH/c.json"
+check "says bad, with the crash title" \
+	grep -q "$CULPRIT bad: BUG: kernel NULL pointer dereference in reboot_defaults_init" "$SCRATCH/out"
+done_testing
