@@ -216,14 +216,30 @@ int report_text(struct buf *b, const struct session *s,
 		   "(log2 estimate %u)\n\n",
 		   session_bisect_steps(s), s->initial_candidates,
 		   engine_estimate_steps(s->initial_candidates));
-	buf_printf(b, "%-3s %-12s %-10s %-7s %8s %8s  %s\n", "#", "commit",
-		   "role", "verdict", "build s", "boot s", "title");
+	if (ri->recipe)
+		buf_printf(b, "%-3s %-12s %-10s %-7s %8s %8s  %s\n", "#",
+			   "commit", "role", "verdict", "build s", "boot s",
+			   "title");
+	else
+		buf_printf(b, "%-3s %-12s %-10s %-7s %8s %8s  %s\n", "#",
+			   "commit", "role", "verdict", "seconds", "exit",
+			   "title");
 	for (i = 0; i < s->nsteps; i++) {
 		const struct session_step *st = &s->steps[i];
 
-		buf_printf(b, "%-3zu %-12.12s %-10s %-7s %8.1f %8.1f  %s\n",
-			   i + 1, st->hex, st->role, verdict_name(st->verdict),
-			   st->build_s, st->boot_s, st->title);
+		if (ri->recipe)
+			buf_printf(
+				b,
+				"%-3zu %-12.12s %-10s %-7s %8.1f %8.1f  %s\n",
+				i + 1, st->hex, st->role,
+				verdict_name(st->verdict), st->build_s,
+				st->boot_s, st->title);
+		else
+			buf_printf(b,
+				   "%-3zu %-12.12s %-10s %-7s %8.1f %8d  %s\n",
+				   i + 1, st->hex, st->role,
+				   verdict_name(st->verdict), st->seconds,
+				   st->exit_code, st->title);
 	}
 	buf_puts(b, "\nlogs:\n");
 	for (i = 0; i < s->nsteps; i++) {

@@ -81,7 +81,8 @@ static void test_classify__hang(void **state)
 {
 	(void)state;
 	expect("hang.log", BOOT_TIMEOUT, CRASH_DEFAULT, VERDICT_BAD,
-	       "boot hang: no success marker within 20 s", "Run /init");
+	       "boot hang: no success marker within 20 s",
+	       "serio: i8042 AUX port");
 }
 
 static void test_classify__guest_test_failure(void **state)
