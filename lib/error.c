@@ -52,7 +52,13 @@ int err_wrap(int code, const char *fmt, ...)
 	vset(fmt, ap);
 	va_end(ap);
 	len = strlen(last);
-	snprintf(last + len, sizeof(last) - len, ": %s", old);
+	if (len + 3 < sizeof(last)) {
+		size_t n = strnlen(old, sizeof(last) - len - 3);
+
+		memcpy(last + len, ": ", 2);
+		memcpy(last + len + 2, old, n);
+		last[len + 2 + n] = '\0';
+	}
 	return code;
 }
 

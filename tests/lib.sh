@@ -6,7 +6,8 @@ set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BISECTCTL=$TOP/bisectd/bisectctl
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/bisectd-test.XXXXXX")
-: "${BISECTD_CACHE:=$SCRATCH/cache}"
+# a cache of the test's own, unless the script chose one (TEST_CACHE)
+BISECTD_CACHE=${TEST_CACHE:-$SCRATCH/cache}
 export BISECTD_CACHE
 test_count=0 test_failed=0
 trap 'rm -rf "$SCRATCH"' EXIT

@@ -2,12 +2,12 @@
 # kernel history (tests/fixtures/kernel-history) with the tiny recipe.
 # The kernel tree, the build directory and ccache live in the persistent
 # cache, so that later runs rebuild incrementally.
-if [ -z "${BISECTD_CACHE:-}" ]; then
-	if [ "$(id -u)" = 0 ]; then
-		BISECTD_CACHE=/var/cache/bisectd
-	else
-		BISECTD_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/bisectd
-	fi
+if [ -n "${BISECTD_CACHE:-}" ]; then
+	TEST_CACHE=$BISECTD_CACHE
+elif [ "$(id -u)" = 0 ]; then
+	TEST_CACHE=/var/cache/bisectd
+else
+	TEST_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/bisectd
 fi
 . "$(dirname "$0")/../lib.sh"
 
