@@ -53,6 +53,11 @@ worker/libworker.a: $(WORKER_OBJ)
 %.o: %.c
 	$(CC) $(ALL_CFLAGS) -DDATADIR='"$(DATADIR)"' -c -o $@ $<
 
+# bisectctl.o has DATADIR compiled in: rebuild it when PREFIX changes
+bisectd/bisectctl.o: .datadir
+.datadir: FORCE
+	@echo '$(DATADIR)' | cmp -s - $@ || echo '$(DATADIR)' > $@
+
 bisectd/bisectctl: $(CTL_OBJ) worker/libworker.a lib/libbisect.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) -lm
 
@@ -115,7 +120,9 @@ clean-objs:
 		lib/*.a worker/*.a $(UNIT_BIN) $(PROGRAMS) $(FIXTURE_BIN)
 
 clean: clean-objs
-	rm -f */*.d tests/*/*.d
+	rm -f */*.d tests/*/*.d .datadir
+
+FORCE:
 
 .PHONY: all deps check check-asan demo bench install format-check clean clean-objs
 -include $(wildcard */*.d tests/*/*.d)
