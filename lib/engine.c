@@ -24,6 +24,7 @@
  * the bad commit and skipped commits remain, the result is ambiguous and
  * all of them are the answer, as `git bisect` reports it.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -252,6 +253,17 @@ int engine_mark(struct engine *e, uint32_t commit, enum verdict v)
 
 	if (commit >= e->n)
 		return err_set(ERR_INPUT, "no commit %u in the graph", commit);
+	/*
+	 * A verdict on a commit that is no longer a candidate says nothing
+	 * new (a probe overtaken by another one's result): ignore it, rather
+	 * than move the bad commit back out of the range.
+	 */
+	if ((v == VERDICT_GOOD || v == VERDICT_BAD) && e->bad >= 0) {
+		if (refresh(e))
+			return ERR_NOMEM;
+		if (!e->in_c[commit])
+			return 0;
+	}
 	switch (v) {
 	case VERDICT_BAD:
 		e->bad = commit;
@@ -320,6 +332,47 @@ enum engine_state engine_next(struct engine *e, uint32_t *out)
 		return ENGINE_FOUND;
 	}
 	return ENGINE_AMBIGUOUS;
+}
+
+size_t engine_next_many(struct engine *e, uint32_t *out, size_t want)
+{
+	uint32_t first;
+	size_t k, i, n = 0;
+
+	if (want == 0 || engine_next(e, &first) != ENGINE_TEST)
+		return 0;
+	if (want == 1) {
+		out[0] = first;
+		return 1;
+	}
+	for (k = 1; k <= want; k++) {
+		/* the target weight of the k-th cut, rounded */
+		size_t target = (k * e->nc + (want + 1) / 2) / (want + 1);
+		size_t best_gap = SIZE_MAX, j;
+		int64_t best = -1;
+
+		for (i = 0; i < e->n; i++) {
+			size_t w = e->weight[i], gap;
+			int taken = 0;
+
+			if (!e->in_c[i] || e->skipped[i] ||
+			    (int64_t)i == e->bad)
+				continue;
+			for (j = 0; j < n; j++)
+				taken |= out[j] == i;
+			if (taken)
+				continue;
+			gap = w > target ? w - target : target - w;
+			if (gap < best_gap) {
+				best = (int64_t)i;
+				best_gap = gap;
+			}
+		}
+		if (best < 0)
+			break;
+		out[n++] = (uint32_t)best;
+	}
+	return n;
 }
 
 size_t engine_candidates(struct engine *e, uint32_t *out, size_t max)

@@ -33,7 +33,9 @@ int engine_add_parent(struct engine *e, uint32_t child, uint32_t parent);
 /*
  * Record a verdict.  BAD moves the bad commit (the candidates become its
  * ancestors), GOOD removes the commit and its ancestors, SKIP keeps the
- * commit as a candidate that is never chosen.  Other verdicts are ignored.
+ * commit as a candidate that is never chosen.  Other verdicts are ignored,
+ * and so are good and bad verdicts on commits that are no longer
+ * candidates (results of parallel probes that another result overtook).
  */
 int engine_mark(struct engine *e, uint32_t commit, enum verdict v);
 
@@ -42,6 +44,16 @@ int engine_mark(struct engine *e, uint32_t commit, enum verdict v);
  * commit; otherwise it is left alone.
  */
 enum engine_state engine_next(struct engine *e, uint32_t *out);
+
+/*
+ * Choose up to want commits to test at once (one per idle worker), so
+ * that they split the candidates into want + 1 parts of nearly equal
+ * weight: the commits whose weights are nearest k * N / (want + 1) for
+ * k = 1 .. want.  Returns how many were written to out (fewer when there
+ * are fewer untested candidates); 0 when engine_next() would not say
+ * ENGINE_TEST.
+ */
+size_t engine_next_many(struct engine *e, uint32_t *out, size_t want);
 
 /* The current candidates (the bad commit included) in rev-list order. */
 size_t engine_candidates(struct engine *e, uint32_t *out, size_t max);

@@ -342,6 +342,19 @@ static void test_engine__only_skipped_left(void **state)
 	engine_free(e);
 }
 
+/* A linear history 0 (newest, bad) <- 1 <- ... <- n-1 (oldest). */
+static struct engine *linear(size_t n)
+{
+	struct engine *e;
+	uint32_t i;
+
+	assert_int_equal(engine_new(&e, n), 0);
+	for (i = 0; i + 1 < n; i++)
+		assert_int_equal(engine_add_parent(e, i, i + 1), 0);
+	engine_mark(e, 0, VERDICT_BAD);
+	return e;
+}
+
 static void test_engine__bad_reachable_from_good(void **state)
 {
 	struct engine *e;
@@ -350,9 +363,26 @@ static void test_engine__bad_reachable_from_good(void **state)
 	(void)state;
 	assert_int_equal(engine_new(&e, 2), 0);
 	engine_add_parent(e, 0, 1);
-	engine_mark(e, 1, VERDICT_BAD);
 	engine_mark(e, 0, VERDICT_GOOD);
+	engine_mark(e, 1, VERDICT_BAD);
 	assert_int_equal(engine_next(e, &pick), ENGINE_NOTHING);
+	engine_free(e);
+}
+
+/* A result for a commit that is no longer a candidate changes nothing. */
+static void test_engine__overtaken_verdicts(void **state)
+{
+	struct engine *e = linear(10);
+	uint32_t pick;
+
+	(void)state;
+	engine_mark(e, 5, VERDICT_BAD); /* candidates 5..9 */
+	assert_int_equal(engine_candidate_count(e), 5);
+	engine_mark(e, 2, VERDICT_BAD);	 /* newer than bad: moot */
+	engine_mark(e, 3, VERDICT_GOOD); /* a descendant of bad: moot */
+	assert_int_equal(engine_candidate_count(e), 5);
+	assert_int_equal(engine_next(e, &pick), ENGINE_TEST);
+	assert_true(pick > 5);
 	engine_free(e);
 }
 
@@ -379,6 +409,65 @@ static void test_engine__bad_edges(void **state)
 	engine_free(NULL);
 }
 
+static void test_engine__many_split_evenly(void **state)
+{
+	struct engine *e = linear(100);
+	uint32_t pick[3];
+	size_t w[3];
+
+	(void)state;
+	assert_int_equal(engine_next_many(e, pick, 3), 3);
+	w[0] = engine_weight(e, pick[0]);
+	w[1] = engine_weight(e, pick[1]);
+	w[2] = engine_weight(e, pick[2]);
+	assert_int_equal(w[0], 25);
+	assert_int_equal(w[1], 50);
+	assert_int_equal(w[2], 75);
+	engine_free(e);
+}
+
+/*
+ * W workers: every round tests W commits at once.  With the culprit at
+ * every position of a 1,000-commit line, the rounds stay within
+ * ceil(log_{W+1} N) + 1, and the culprit is always found.
+ */
+static void test_engine__many_rounds(void **state)
+{
+	const size_t n = 1000;
+	size_t workers, culprit;
+
+	(void)state;
+	for (workers = 1; workers <= 4; workers++) {
+		size_t bound = 1, reach = workers + 1, worst = 0;
+
+		while (reach < n) {
+			reach *= workers + 1;
+			bound++;
+		}
+		for (culprit = 0; culprit < n - 1; culprit += 7) {
+			struct engine *e = linear(n);
+			uint32_t pick[8], found;
+			size_t rounds = 0, k, i;
+
+			while ((k = engine_next_many(e, pick, workers)) > 0) {
+				rounds++;
+				for (i = 0; i < k; i++)
+					engine_mark(e, pick[i],
+						    pick[i] <= culprit
+							    ? VERDICT_BAD
+							    : VERDICT_GOOD);
+			}
+			assert_int_equal(engine_next(e, &found), ENGINE_FOUND);
+			assert_int_equal(found, culprit);
+			if (rounds > worst)
+				worst = rounds;
+		}
+		if (worst > bound + 1)
+			fail_msg("%zu workers: %zu rounds, bound %zu", workers,
+				 worst, bound + 1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,8 +478,11 @@ int main(void)
 		cmocka_unit_test(test_engine__merge_weight),
 		cmocka_unit_test(test_engine__only_skipped_left),
 		cmocka_unit_test(test_engine__bad_reachable_from_good),
+		cmocka_unit_test(test_engine__overtaken_verdicts),
 		cmocka_unit_test(test_engine__estimate),
 		cmocka_unit_test(test_engine__bad_edges),
+		cmocka_unit_test(test_engine__many_split_evenly),
+		cmocka_unit_test(test_engine__many_rounds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
