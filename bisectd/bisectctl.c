@@ -189,6 +189,22 @@ static char *make_out_dir(const char *given)
 	return dir;
 }
 
+/*
+ * One bisectctl at a time per worktree: lock "DIR.lock" beside it for as
+ * long as the command runs.  Returns the lock's descriptor or <0.
+ */
+static int lock_dir(const char *dir)
+{
+	char *path = util_fmt("%s.lock", dir);
+	int fd;
+
+	if (!path)
+		return err_set(ERR_NOMEM, "out of memory");
+	fd = util_lock(path);
+	free(path);
+	return fd;
+}
+
 /* Write the reports, print the text one; returns the exit status. */
 static int finish(struct session *s, struct report_info *ri,
 		  const char *json_path, int rc)
@@ -312,7 +328,7 @@ static int cmd_run(int argc, char **argv)
 	struct session s;
 	struct gu_repo *repo = NULL;
 	char *cache = NULL, *key = NULL, *wt = NULL, *out = NULL, *cmdline;
-	int opt, rc, status;
+	int opt, rc, status, lock = -1;
 
 	while ((opt = getopt_long(argc, argv, "+", opts, NULL)) != -1)
 		if (common_opt(&c, opt, optarg) != 1)
@@ -331,7 +347,7 @@ static int cmd_run(int argc, char **argv)
 		goto fail;
 	}
 	out = make_out_dir(c.out);
-	if (!out || (rc = util_mkdir_p(wt))) {
+	if (!out || (rc = util_mkdir_p(wt)) || (lock = lock_dir(wt)) < 0) {
 		rc = ERR_INFRA;
 		goto fail;
 	}
@@ -369,6 +385,8 @@ out:
 	free(key);
 	free(wt);
 	free(out);
+	if (lock >= 0)
+		close(lock);
 	return status;
 }
 
@@ -385,6 +403,7 @@ struct bisect_ctx {
 	unsigned n;
 	char *last_config;
 	const char *accel;
+	int lock; /* holds the work directory's lock, or -1 */
 };
 
 static char *take(char **p)
@@ -550,6 +569,8 @@ static int kernel_setup(struct bisect_ctx *ctx, struct recipe *recipe,
 
 static void kernel_release(struct bisect_ctx *ctx, struct recipe *recipe)
 {
+	if (ctx->lock >= 0)
+		close(ctx->lock);
 	recipe_release(recipe);
 	free(ctx->last_config);
 	free(ctx->test_abs);
@@ -566,7 +587,7 @@ static int cmd_bisect(int argc, char **argv)
 	struct common c = { .repo_path = "." };
 	struct kernel_opts k = { .runs = 1 };
 	struct report_info ri = { .mode = "bisect" };
-	struct bisect_ctx ctx = { 0 };
+	struct bisect_ctx ctx = { .lock = -1 };
 	struct recipe recipe = { 0 };
 	struct session s;
 	struct gu_repo *repo = NULL;
@@ -592,7 +613,8 @@ static int cmd_bisect(int argc, char **argv)
 	if (rc)
 		goto fail;
 	out = make_out_dir(c.out);
-	if (!out) {
+	if (!out || (rc = util_mkdir_p(ctx.work_dir)) ||
+	    (ctx.lock = lock_dir(ctx.work_dir)) < 0) {
 		rc = ERR_INFRA;
 		goto fail;
 	}
@@ -681,7 +703,7 @@ static int cmd_test(int argc, char **argv)
 	};
 	const char *repo_path = ".", *rev = NULL, *json = NULL, *given = NULL;
 	struct kernel_opts k = { .runs = 1 };
-	struct bisect_ctx ctx = { 0 };
+	struct bisect_ctx ctx = { .lock = -1 };
 	struct recipe recipe = { 0 };
 	struct session_step st = { 0 };
 	struct gu_repo *repo = NULL;
@@ -717,7 +739,8 @@ static int cmd_test(int argc, char **argv)
 	if (rc)
 		goto fail;
 	out = make_out_dir(given);
-	if (!out) {
+	if (!out || (rc = util_mkdir_p(ctx.work_dir)) ||
+	    (ctx.lock = lock_dir(ctx.work_dir)) < 0) {
 		rc = ERR_INFRA;
 		goto fail;
 	}

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -114,6 +115,28 @@ int util_is_executable(const char *path)
 
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
 	       access(path, X_OK) == 0;
+}
+
+int util_lock(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return err_sys(ERR_INFRA, "cannot open lock '%s'", path);
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return fd;
+	fprintf(stderr,
+		"bisectd: waiting for '%s', held by another "
+		"process\n",
+		path);
+	while (flock(fd, LOCK_EX) < 0) {
+		if (errno != EINTR) {
+			err_sys(ERR_INFRA, "cannot lock '%s'", path);
+			close(fd);
+			return ERR_INFRA;
+		}
+	}
+	return fd;
 }
 
 static int remove_one(const char *path, const struct stat *st, int flag,

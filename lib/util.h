@@ -30,6 +30,13 @@ char *util_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* 1 if path names an executable regular file. */
 int util_is_executable(const char *path);
 
+/*
+ * Take an exclusive lock on path (created if needed), waiting while
+ * another process holds it, with one line on stderr saying so.  Returns
+ * the descriptor that holds the lock (closing it releases it), or <0.
+ */
+int util_lock(const char *path);
+
 /* Remove a directory tree (rm -rf); a missing path is not an error. */
 int util_remove_tree(const char *path);
 
