@@ -434,13 +434,12 @@ static int build_engine(struct session *s)
 }
 
 /* Apply verdicts to the engine (commits outside the graph are moot). */
-static int apply(struct session *s, const struct gu_oid *oid, enum verdict v)
+static void apply(struct session *s, const struct gu_oid *oid, enum verdict v)
 {
 	long idx = gu_graph_find(&s->graph, oid);
 
 	if (idx >= 0)
 		engine_mark(s->engine, (uint32_t)idx, v);
-	return 0;
 }
 
 /* The log's own start: the bad commit and the good ones it began with. */
