@@ -8,7 +8,9 @@
  * anything ran (even if it then crashed); on a host where /dev/kvm exists
  * but guests hang, nothing is printed and every later boot uses TCG.  A
  * real-mode firmware probe is not enough: such hosts run real-mode code
- * under KVM and hang later, on the way to long mode.
+ * under KVM and hang later, on the way to long mode.  The answer is saved
+ * in the cache with the host's boot id, so that it is probed once per
+ * host boot, not once per command.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -31,11 +33,69 @@ static int run_qemu(struct proc_result *pr, const struct recipe *r, int kvm,
 		    const char *console_log, const char *qemu_log,
 		    double timeout);
 
-int boot_kvm_usable(const struct recipe *r, const char *kernel,
-		    const char *initrd, const char *scratch_log)
+/* The path of the probe's saved result: it holds "<boot id> <0|1>". */
+static char *probe_state_path(void)
+{
+	char *cache = util_cache_dir(), *path;
+
+	path = cache ? util_fmt("%s/kvm-probe", cache) : NULL;
+	free(cache);
+	return path;
+}
+
+/* This boot's id, so that a saved probe result dies with the boot. */
+static void boot_id(char *out, size_t size)
+{
+	struct buf b;
+
+	buf_init(&b, 256);
+	snprintf(out, size, "unknown");
+	if (!buf_read_file(&b, "/proc/sys/kernel/random/boot_id"))
+		snprintf(out, size, "%.*s", (int)strcspn(buf_str(&b), "\n"),
+			 buf_str(&b));
+	buf_release(&b);
+}
+
+static int saved_probe(const char *path, const char *id)
+{
+	size_t n = strlen(id);
+	const char *line;
+	struct buf b;
+	int state = -1;
+
+	if (!path)
+		return -1;
+	buf_init(&b, 4096);
+	if (!buf_read_file(&b, path)) {
+		line = buf_str(&b);
+		if (!strncmp(line, id, n) && line[n] == ' ')
+			state = atoi(line + n + 1) ? 1 : 0;
+	}
+	buf_release(&b);
+	return state;
+}
+
+static int probe(const struct recipe *r, const char *kernel, const char *initrd,
+		 const char *scratch_log)
 {
 	struct proc_result pr;
 	struct stat st;
+	int ok = 0;
+
+	unlink(scratch_log);
+	if (!run_qemu(&pr, r, 1, kernel, initrd, scratch_log, "/dev/null",
+		      PROBE_TIMEOUT) &&
+	    !stat(scratch_log, &st) && st.st_size > 0)
+		ok = 1;
+	unlink(scratch_log);
+	return ok;
+}
+
+int boot_kvm_usable(const struct recipe *r, const char *kernel,
+		    const char *initrd, const char *scratch_log)
+{
+	char id[80], line[128], *path;
+	const char *how = "";
 
 	if (kvm_state >= 0)
 		return kvm_state;
@@ -49,20 +109,28 @@ int boot_kvm_usable(const struct recipe *r, const char *kernel,
 		fprintf(stderr, "bisectd: /dev/kvm not usable; using TCG\n");
 		return 0;
 	}
-	unlink(scratch_log);
-	if (!run_qemu(&pr, r, 1, kernel, initrd, scratch_log, "/dev/null",
-		      PROBE_TIMEOUT) &&
-	    !stat(scratch_log, &st) && st.st_size > 0)
-		kvm_state = 1;
-	unlink(scratch_log);
+	path = probe_state_path();
+	boot_id(id, sizeof(id));
+	kvm_state = saved_probe(path, id);
+	if (kvm_state < 0) {
+		kvm_state = probe(r, kernel, initrd, scratch_log);
+		snprintf(line, sizeof(line), "%s %d\n", id, kvm_state);
+		if (path)
+			util_write_atomic(path, line, strlen(line));
+	} else {
+		how = " (probed earlier since this host booted)";
+	}
+	free(path);
 	if (kvm_state)
-		fprintf(stderr, "bisectd: a KVM guest printed to its console; "
-				"using KVM\n");
+		fprintf(stderr,
+			"bisectd: a KVM guest printed to its console%s; "
+			"using KVM\n",
+			how);
 	else
 		fprintf(stderr,
 			"bisectd: /dev/kvm exists but a KVM guest printed "
-			"nothing within %d s; using TCG\n",
-			PROBE_TIMEOUT);
+			"nothing within %d s%s; using TCG\n",
+			PROBE_TIMEOUT, how);
 	return kvm_state;
 }
 
