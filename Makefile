@@ -95,6 +95,11 @@ check-asan:
 	UBSAN_OPTIONS=halt_on_error=1 tests/run-unit.sh $(UNIT_BIN)
 	$(MAKE) -s clean-objs
 
+# Debian's cloud config, built and booted for real: about 46 minutes cold.
+check-distro: deps
+	$(MAKE) all
+	tests/run-t.sh tests/distro/*.sh
+
 demo: deps
 	$(MAKE) all
 	tests/demo.sh
@@ -124,5 +129,5 @@ clean: clean-objs
 
 FORCE:
 
-.PHONY: all deps check check-asan demo bench install format-check clean clean-objs
+.PHONY: all deps check check-asan check-distro demo bench install format-check clean clean-objs
 -include $(wildcard */*.d tests/*/*.d)
