@@ -239,8 +239,10 @@ static int run_make(const struct recipe *r, const char *src_dir,
 		return err_set(ERR_NOMEM, "out of memory");
 	}
 	rc = proc_run(&pr, argv, &opts);
-	if (!rc && (pr.exec_failed || !pr.exited || pr.status))
-		rc = err_set(ERR_INFRA, "make %s failed (see %s)", target,
+	if (!rc && pr.exec_failed)
+		rc = ERR_INFRA; /* proc_run said why */
+	else if (!rc && (!pr.exited || pr.status))
+		rc = err_set(ERR_GENERIC, "make %s failed (see %s)", target,
 			     log_path);
 	free(o);
 	free(arch);

@@ -6,10 +6,11 @@
  * gu_checkout() moves from commit to commit, rewriting only the files that
  * differ, and build/ is make's O= directory, so that each step rebuilds
  * incrementally (and ccache catches what make does not).  step_dir is the
- * step's own: build.log, config, initramfs.cpio, console-N.log.
+ * step's own: build.log, config, console-N.log, qemu-N.log.
  *
  *   checkout --fail--> infra
- *   config   --fail--> skip   (the commit's Kconfig does not work)
+ *   config   --fail--> skip   (the commit's Kconfig does not work;
+ *                              infra if make could not run at all)
  *   build    --fail--> skip   (with the first compiler error)
  *   boot x runs: any infra -> infra; any bad -> bad; all good -> good
  *
@@ -347,15 +348,22 @@ int pipeline_run(struct step_result *out, const struct step_spec *s)
 
 	rc = do_config(out, s, src, build, &notes);
 	out->config_notes = buf_detach(&notes);
-	if (rc == ERR_INPUT || rc == ERR_NOMEM)
-		goto out;
-	if (rc) {
+	if (rc == ERR_GENERIC) {
+		/* make *config failed on this commit's Kconfig files */
 		rc = 0;
 		out->verdict = VERDICT_SKIP;
 		free(out->title);
 		out->title = util_fmt("config failed: %s", err_last());
 		goto out;
 	}
+	if (rc == ERR_INFRA) {
+		rc = 0;
+		out->verdict = VERDICT_INFRA;
+		set_text(&out->title, err_last());
+		goto out;
+	}
+	if (rc)
+		goto out;
 	config = util_fmt("%s/.config", build);
 	if (config && !buf_read_file(&cfg, config))
 		util_write_atomic(out->config_path, cfg.ptr, cfg.len);
@@ -364,7 +372,9 @@ int pipeline_run(struct step_result *out, const struct step_spec *s)
 		goto out;
 
 	kernel = util_fmt("%s/%s", build, s->recipe->image);
-	initrd = util_fmt("%s/initramfs.cpio", s->step_dir);
+	/* in work_dir, not step_dir: with modules it is large, and each
+	 * step would keep one */
+	initrd = util_fmt("%s/initramfs.cpio", s->work_dir);
 	if (!kernel || !initrd) {
 		rc = err_set(ERR_NOMEM, "out of memory");
 		goto out;

@@ -45,6 +45,8 @@ int pipeline_run(struct step_result *out, const struct step_spec *spec);
  * Config: the recipe's base, the Debian traps, the fragments, then
  * olddefconfig, in build_dir/.config.  notes gets one line per trap that
  * was handled and per fragment option that olddefconfig dropped.
+ * ERR_GENERIC when make failed on this tree's Kconfig files, ERR_INFRA
+ * when it could not run, ERR_INPUT when the recipe's files are missing.
  */
 int kconfig_prepare(const struct recipe *r, const char *src_dir,
 		    const char *build_dir, const char *log_path,
