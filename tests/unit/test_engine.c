@@ -459,6 +459,7 @@ static void test_engine__many_rounds(void **state)
 			}
 			assert_int_equal(engine_next(e, &found), ENGINE_FOUND);
 			assert_int_equal(found, culprit);
+			engine_free(e);
 			if (rounds > worst)
 				worst = rounds;
 		}
