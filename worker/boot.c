@@ -199,6 +199,21 @@ out:
 	return rc;
 }
 
+/* The first line QEMU printed, or a note that it printed nothing. */
+static char *first_line(const char *path)
+{
+	struct buf b;
+	char *s;
+
+	buf_init(&b, 64 * 1024);
+	if (buf_read_file(&b, path) || !b.len)
+		s = strdup("it exited without a message");
+	else
+		s = strndup(buf_str(&b), strcspn(buf_str(&b), "\n"));
+	buf_release(&b);
+	return s;
+}
+
 int boot_run(struct boot_result *out, const struct recipe *r,
 	     const char *kernel, const char *initrd, const char *console_log,
 	     const char *qemu_log)
@@ -221,6 +236,10 @@ int boot_run(struct boot_result *out, const struct recipe *r,
 		out->end = BOOT_NOT_STARTED;
 	else
 		out->end = BOOT_EXITED;
+	if (pr.exec_failed)
+		out->why = strdup(err_last());
+	else if (out->end == BOOT_NOT_STARTED)
+		out->why = first_line(qemu_log);
 	buf_init(&con, 16u << 20);
 	if (buf_read_file(&con, console_log) && out->end == BOOT_EXITED)
 		out->end = BOOT_NOT_STARTED;
@@ -231,5 +250,7 @@ int boot_run(struct boot_result *out, const struct recipe *r,
 void boot_result_release(struct boot_result *b)
 {
 	free(b->console);
+	free(b->why);
 	b->console = NULL;
+	b->why = NULL;
 }

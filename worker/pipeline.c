@@ -174,6 +174,7 @@ static int do_boots(struct step_result *out, const struct step_spec *s,
 						     s->recipe->boot_timeout };
 		struct classification c;
 		struct boot_result b;
+		char *why;
 		char *con = util_fmt("%s/console-%d.log", s->step_dir, i);
 		char *qlog = util_fmt("%s/qemu-%d.log", s->step_dir, i);
 		int rc = con && qlog ? boot_run(&b, s->recipe, kernel, initrd,
@@ -192,6 +193,8 @@ static int do_boots(struct step_result *out, const struct step_spec *s,
 		in.console = b.console;
 		in.end = b.end;
 		rc = classify_console(&c, &in);
+		why = b.why;
+		b.why = NULL;
 		boot_result_release(&b);
 		if (rc) {
 			free(con);
@@ -204,12 +207,17 @@ static int do_boots(struct step_result *out, const struct step_spec *s,
 		if (c.verdict > out->verdict) {
 			out->verdict = c.verdict;
 			set_text(&out->title, c.title);
+			if (why) {
+				free(out->title);
+				out->title = util_fmt("%s: %s", c.title, why);
+			}
 			set_text(&out->excerpt, c.excerpt);
 			free(out->console_log);
 			out->console_log = con;
 			con = NULL;
 		}
 		free(con);
+		free(why);
 		classification_release(&c);
 		if (out->verdict == VERDICT_INFRA)
 			break;
@@ -232,7 +240,10 @@ static int affects_config(const char *path, void *payload)
 	       !strcmp(path, "Makefile");
 }
 
-/* What the config of a step depends on besides the tree: the recipe. */
+/*
+ * What the config of a step depends on besides the tree: the recipe's
+ * base, arch and fragments (not its boot settings).
+ */
 static unsigned long long recipe_hash(const struct recipe *r)
 {
 	unsigned long long h = 1469598103934665603ull;
@@ -241,9 +252,11 @@ static unsigned long long recipe_hash(const struct recipe *r)
 	const char *p;
 
 	buf_init(&b, 16u << 20);
-	buf_puts(&b, r->text);
-	for (i = 0; i < r->nfragments; i++)
+	buf_printf(&b, "%s\n%s\n", r->base, r->arch);
+	for (i = 0; i < r->nfragments; i++) {
+		buf_printf(&b, "%s\n", r->fragments[i]);
 		buf_read_file(&b, r->fragments[i]);
+	}
 	for (p = buf_str(&b); *p; p++)
 		h = (h ^ (unsigned char)*p) * 1099511628211ull;
 	buf_release(&b);

@@ -78,6 +78,7 @@ struct boot_result {
 	double seconds;
 	const char *accel; /* "kvm" or "tcg", static */
 	char *console;	   /* owned */
+	char *why;	   /* BOOT_NOT_STARTED: QEMU's own words, owned */
 };
 
 int boot_run(struct boot_result *out, const struct recipe *r,
