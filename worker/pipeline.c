@@ -242,7 +242,8 @@ static int affects_config(const char *path, void *payload)
 
 /*
  * What the config of a step depends on besides the tree: the recipe's
- * base, arch and fragments (not its boot settings).
+ * base (and the base file's contents), arch and fragments, not its boot
+ * settings.
  */
 static unsigned long long recipe_hash(const struct recipe *r)
 {
@@ -253,6 +254,8 @@ static unsigned long long recipe_hash(const struct recipe *r)
 
 	buf_init(&b, 16u << 20);
 	buf_printf(&b, "%s\n%s\n", r->base, r->arch);
+	if (strchr(r->base, '/'))
+		buf_read_file(&b, r->base); /* a distro config file */
 	for (i = 0; i < r->nfragments; i++) {
 		buf_printf(&b, "%s\n", r->fragments[i]);
 		buf_read_file(&b, r->fragments[i]);
