@@ -6,7 +6,18 @@ set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BISECTCTL=$TOP/bisectd/bisectctl
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/bisectd-test.XXXXXX")
-# a cache of the test's own, unless the script chose one (TEST_CACHE)
+# A cache of the test's own; or, for scripts that set PERSISTENT_CACHE
+# before sourcing this file, bisectctl's own cache ($BISECTD_CACHE or its
+# default), where the kernel tree, build directories and ccache persist.
+if [ -n "${PERSISTENT_CACHE:-}" ]; then
+	if [ -n "${BISECTD_CACHE:-}" ]; then
+		TEST_CACHE=$BISECTD_CACHE
+	elif [ "$(id -u)" = 0 ]; then
+		TEST_CACHE=/var/cache/bisectd
+	else
+		TEST_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/bisectd
+	fi
+fi
 BISECTD_CACHE=${TEST_CACHE:-$SCRATCH/cache}
 export BISECTD_CACHE
 test_count=0 test_failed=0

@@ -2,13 +2,7 @@
 # make check-distro: build and boot Debian's cloud-amd64 config for real
 # (about 46 minutes cold on 2 cores, under a minute per incremental step),
 # with its modules in the initramfs.  Not part of make check.
-if [ -n "${BISECTD_CACHE:-}" ]; then
-	TEST_CACHE=$BISECTD_CACHE
-elif [ "$(id -u)" = 0 ]; then
-	TEST_CACHE=/var/cache/bisectd
-else
-	TEST_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/bisectd
-fi
+PERSISTENT_CACHE=1
 . "$(dirname "$0")/../lib.sh"
 eval "$("$TOP/tests/fixtures/kernel-history" --import-only)"
 expect_exit 0 "debian-cloud-amd64 builds and boots $GOOD" \

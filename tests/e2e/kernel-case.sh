@@ -2,13 +2,7 @@
 # kernel history (tests/fixtures/kernel-history) with the tiny recipe.
 # The kernel tree, the build directory and ccache live in the persistent
 # cache, so that later runs rebuild incrementally.
-if [ -n "${BISECTD_CACHE:-}" ]; then
-	TEST_CACHE=$BISECTD_CACHE
-elif [ "$(id -u)" = 0 ]; then
-	TEST_CACHE=/var/cache/bisectd
-else
-	TEST_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/bisectd
-fi
+PERSISTENT_CACHE=1
 . "$(dirname "$0")/../lib.sh"
 
 # kernel_case KIND SEED TITLE-PATTERN [BISECTCTL ARGS...]
