@@ -166,7 +166,8 @@ static void progress(struct session *s, const struct session_step *st)
 	else
 		fprintf(s->progress, " [%.1f s]", st->seconds);
 	if (!strcmp(st->role, "bisect"))
-		fprintf(s->progress, ", %zu candidates left", left);
+		fprintf(s->progress, ", %zu candidate%s left", left,
+			left == 1 ? "" : "s");
 	fputc('\n', s->progress);
 	if (st->config_notes && *st->config_notes)
 		fprintf(s->progress, "%s", st->config_notes);
