@@ -127,6 +127,14 @@ static void test_classify__page_fault(void **state)
 	       "BUG: unable to handle page fault in crashme_init", "Oops");
 }
 
+static void test_classify__kasan(void **state)
+{
+	(void)state;
+	expect("kasan-uaf.log", BOOT_EXITED, CRASH_DEFAULT, VERDICT_BAD,
+	       "KASAN: use-after-free Read in crashme_uaf",
+	       "Read of size 4 at addr");
+}
+
 static void test_classify__no_root(void **state)
 {
 	(void)state;
@@ -199,6 +207,7 @@ int main(void)
 		cmocka_unit_test(test_classify__gpf),
 		cmocka_unit_test(test_classify__kernel_bug),
 		cmocka_unit_test(test_classify__page_fault),
+		cmocka_unit_test(test_classify__kasan),
 		cmocka_unit_test(test_classify__no_root),
 		cmocka_unit_test(test_classify__warning),
 		cmocka_unit_test(test_classify__not_started),
