@@ -25,7 +25,7 @@ LIBS = $(shell pkg-config --libs $(PKGS))
 # Debian packages: to build, and to build and boot kernels
 DEBS_BUILD = build-essential pkg-config libgit2-dev libarchive-dev \
 	libjansson-dev libcmocka-dev clang-format
-DEBS_RUN = git jq openssl qemu-system-x86 busybox-static ccache bc bison flex \
+DEBS_RUN = git jq openssl rpm qemu-system-x86 busybox-static ccache bc bison flex \
 	libelf-dev libssl-dev cpio kmod xz-utils linux-source-6.1 \
 	linux-config-6.1
 

@@ -770,6 +770,22 @@ out:
 	return status;
 }
 
+/* config FILE: print the kernel config in a file or a kernel package. */
+static int cmd_config(int argc, char **argv)
+{
+	struct buf b;
+	int rc;
+
+	if (argc != 2)
+		return usage_error("config needs exactly one FILE");
+	buf_init(&b, 64u << 20);
+	rc = kconfig_read(&b, argv[1]);
+	if (!rc)
+		fwrite(b.ptr, 1, b.len, stdout);
+	buf_release(&b);
+	return rc ? fail(rc) : 0;
+}
+
 /* --- the table ---------------------------------------------------------- */
 
 static int cmd_help(int argc, char **argv);
@@ -793,6 +809,12 @@ static const struct command {
 	  "test [--repo DIR] --commit REV --recipe NAME [--test SCRIPT]\n"
 	  "      [--runs N] [--json FILE] [--out DIR]\n"
 	  "      Build and boot one commit; exit 0 good, 1 bad, 125 skip." },
+	{ "config", cmd_config,
+	  "config FILE\n"
+	  "      Print the kernel config in FILE: a config (plain or\n"
+	  "      compressed), a linux-image .deb or a kernel-core .rpm,\n"
+	  "      read without installing anything.  A recipe's base can be\n"
+	  "      any of these too." },
 	{ "help", cmd_help, "help\n      Show this text." },
 };
 

@@ -18,30 +18,147 @@
 #include "util.h"
 #include "worker.h"
 
-int kconfig_read(struct buf *out, const char *path)
+static int read_data(struct archive *a, struct buf *out, const char *path)
 {
-	struct archive *a = archive_read_new();
-	struct archive_entry *e;
 	char chunk[65536];
 	la_ssize_t n;
-	int rc = 0;
+	int rc;
 
-	archive_read_support_filter_all(a);
-	archive_read_support_format_raw(a);
-	if (archive_read_open_filename(a, path, 65536) != ARCHIVE_OK ||
-	    archive_read_next_header(a, &e) != ARCHIVE_OK) {
-		rc = err_set(ERR_INPUT, "cannot read config '%s': %s", path,
-			     archive_error_string(a));
-		goto out;
-	}
 	while ((n = archive_read_data(a, chunk, sizeof(chunk))) > 0)
 		if ((rc = buf_put(out, chunk, (size_t)n)))
-			goto out;
+			return rc;
 	if (n < 0)
+		return err_set(ERR_INPUT, "cannot read config '%s': %s", path,
+			       archive_error_string(a));
+	return 0;
+}
+
+/* boot/config-* (Debian, Ubuntu) or [usr/]lib/modules/VERSION/config. */
+static int is_config_entry(const char *name)
+{
+	const char *slash;
+
+	if (!strncmp(name, "./", 2))
+		name += 2;
+	if (!strncmp(name, "usr/lib/modules/", 16))
+		name += 4;
+	if (!strncmp(name, "boot/config-", 12))
+		return 1;
+	if (strncmp(name, "lib/modules/", 12))
+		return 0;
+	slash = strchr(name + 12, '/');
+	return slash && !strcmp(slash, "/config");
+}
+
+/* Read the first kernel config among the entries of a tar or cpio. */
+static int config_from_entries(struct archive *a, struct buf *out,
+			       const char *path)
+{
+	struct archive_entry *e;
+	int r;
+
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK)
+		if (is_config_entry(archive_entry_pathname(e)))
+			return read_data(a, out, path);
+	if (r != ARCHIVE_EOF)
+		return err_set(ERR_INPUT, "cannot read package '%s': %s", path,
+			       archive_error_string(a));
+	return err_set(ERR_INPUT,
+		       "package '%s' holds no kernel config (boot/config-* "
+		       "or lib/modules/*/config)",
+		       path);
+}
+
+struct nested {
+	struct archive *outer;
+	char buf[65536];
+};
+
+static la_ssize_t nested_read(struct archive *a, void *payload,
+			      const void **out)
+{
+	struct nested *n = payload;
+
+	(void)a;
+	*out = n->buf;
+	return archive_read_data(n->outer, n->buf, sizeof(n->buf));
+}
+
+/* A .deb is an ar archive; the files are in its data.tar member. */
+static int config_from_deb(struct archive *ar, struct buf *out,
+			   const char *path)
+{
+	struct archive_entry *e;
+	struct nested *n;
+	struct archive *tar;
+	int rc;
+
+	while (archive_read_next_header(ar, &e) == ARCHIVE_OK) {
+		if (strncmp(archive_entry_pathname(e), "data.tar", 8))
+			continue;
+		n = malloc(sizeof(*n));
+		if (!n)
+			return err_set(ERR_NOMEM, "out of memory");
+		n->outer = ar;
+		tar = archive_read_new();
+		archive_read_support_filter_all(tar);
+		archive_read_support_format_tar(tar);
+		if (archive_read_open(tar, n, NULL, nested_read, NULL) !=
+		    ARCHIVE_OK)
+			rc = err_set(ERR_INPUT, "cannot read package '%s': %s",
+				     path, archive_error_string(tar));
+		else
+			rc = config_from_entries(tar, out, path);
+		archive_read_free(tar);
+		free(n);
+		return rc;
+	}
+	return err_set(ERR_INPUT, "'%s' is not a Debian package (no data.tar)",
+		       path);
+}
+
+int kconfig_read(struct buf *out, const char *path)
+{
+	static const unsigned char rpm_magic[4] = { 0xed, 0xab, 0xee, 0xdb };
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+	unsigned char magic[8] = { 0 };
+	FILE *f = fopen(path, "rb");
+	int rc;
+
+	if (!f || fread(magic, 1, sizeof(magic), f) == 0) {
+		rc = err_sys(ERR_INPUT, "cannot read config '%s'", path);
+		if (f)
+			fclose(f);
+		archive_read_free(a);
+		return rc;
+	}
+	fclose(f);
+	archive_read_support_filter_all(a);
+	if (!memcmp(magic, "!<arch>\n", 8))
+		archive_read_support_format_ar(a);
+	else if (!memcmp(magic, rpm_magic, 4))
+		archive_read_support_format_cpio(a);
+	else
+		archive_read_support_format_raw(a);
+	if (archive_read_open_filename(a, path, 65536) != ARCHIVE_OK) {
 		rc = err_set(ERR_INPUT, "cannot read config '%s': %s", path,
 			     archive_error_string(a));
-out:
+	} else if (!memcmp(magic, "!<arch>\n", 8)) {
+		rc = config_from_deb(a, out, path);
+	} else if (!memcmp(magic, rpm_magic, 4)) {
+		rc = config_from_entries(a, out, path);
+	} else if (archive_read_next_header(a, &e) != ARCHIVE_OK) {
+		rc = err_set(ERR_INPUT, "cannot read config '%s': %s", path,
+			     archive_error_string(a));
+	} else {
+		rc = read_data(a, out, path);
+	}
 	archive_read_free(a);
+	if (!rc && !strstr(buf_str(out), "CONFIG_"))
+		rc = err_set(ERR_INPUT,
+			     "'%s' is not a kernel config (no CONFIG_ lines)",
+			     path);
 	return rc;
 }
 

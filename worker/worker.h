@@ -52,7 +52,12 @@ int kconfig_prepare(const struct recipe *r, const char *src_dir,
 		    const char *build_dir, const char *log_path,
 		    struct buf *notes);
 
-/* Read a config file, xz- or gzip-compressed or plain, into out. */
+/*
+ * Read a config into out: a config file (plain, xz, gzip, ...), or the one
+ * inside a kernel package, read without installing it: a Debian or Ubuntu
+ * linux-image .deb (boot/config-*) or a Fedora kernel-core .rpm
+ * (lib/modules/VERSION/config).
+ */
 int kconfig_read(struct buf *out, const char *path);
 
 /* Apply the traps to config text in place; one note line per change. */
