@@ -647,6 +647,16 @@ out:
 	return status;
 }
 
+static void release_step(struct session_step *st)
+{
+	free(st->title);
+	free(st->excerpt);
+	free(st->console_log);
+	free(st->build_log);
+	free(st->log);
+	free(st->config_notes);
+}
+
 /* Print and save one step's result; the exit status for its verdict. */
 static int print_step(const struct session_step *st, const char *json_path,
 		      const char *out_dir)
@@ -758,14 +768,213 @@ static int cmd_test(int argc, char **argv)
 fail:
 	status = fail(rc);
 out:
-	free(st.title);
-	free(st.excerpt);
-	free(st.console_log);
-	free(st.build_log);
-	free(st.log);
-	free(st.config_notes);
+	release_step(&st);
 	kernel_release(&ctx, &recipe);
 	gu_close(repo);
+	free(out);
+	return status;
+}
+
+#define MAX_PATCHES 16
+
+struct patches {
+	const char *names[MAX_PATCHES];
+	char *texts[MAX_PATCHES];
+	size_t lens[MAX_PATCHES];
+	size_t n;
+};
+
+/* Read a patch file: it must be text and hold something. */
+static int read_patch(struct patches *p, const char *path)
+{
+	struct buf b;
+	int rc;
+
+	if (p->n == MAX_PATCHES)
+		return err_set(ERR_INPUT, "more than %d patches", MAX_PATCHES);
+	buf_init(&b, 64u << 20);
+	rc = buf_read_file(&b, path);
+	if (rc) {
+		buf_release(&b);
+		return err_wrap(ERR_INPUT, "patch");
+	}
+	if (b.len == 0)
+		rc = err_set(ERR_INPUT, "patch '%s' is empty", path);
+	else if (memchr(b.ptr, '\0', b.len))
+		rc = err_set(ERR_INPUT, "patch '%s' is binary, not a diff",
+			     path);
+	if (rc) {
+		buf_release(&b);
+		return rc;
+	}
+	p->names[p->n] = path;
+	p->lens[p->n] = b.len;
+	p->texts[p->n++] = buf_detach(&b);
+	return 0;
+}
+
+/* The answer of a fix check, and its exit status. */
+static int verify_verdict(char *reason, size_t size,
+			  const struct session_step *b,
+			  const struct session_step *p, const char **result)
+{
+	if (b->verdict == VERDICT_INFRA || p->verdict == VERDICT_INFRA) {
+		*result = "inconclusive";
+		snprintf(reason, size, "infrastructure failure: %s",
+			 b->verdict == VERDICT_INFRA ? b->title : p->title);
+		return EXIT_INFRA;
+	}
+	if (b->verdict != VERDICT_BAD) {
+		*result = "inconclusive";
+		snprintf(reason, size,
+			 "the failure does not reproduce without the patches "
+			 "(%s%s%s)",
+			 verdict_name(b->verdict), *b->title ? ": " : "",
+			 b->title);
+		return 4;
+	}
+	if (p->verdict == VERDICT_SKIP) {
+		*result = "inconclusive";
+		snprintf(reason, size, "the patched tree does not build: %s",
+			 p->title);
+		return 4;
+	}
+	if (p->verdict == VERDICT_GOOD) {
+		*result = "fixed";
+		snprintf(reason, size,
+			 "all %d run(s) pass with the patches; without them "
+			 "%d of %d failed (%s)",
+			 p->runs, b->runs_failed, b->runs, b->title);
+		return 0;
+	}
+	*result = "not fixed";
+	snprintf(reason, size,
+		 "%d of %d run(s) still fail with the patches (%s)",
+		 p->runs_failed, p->runs, p->title);
+	return 1;
+}
+
+/*
+ * verify: does a patch fix the failure at a commit?  The commit is built
+ * and booted without and with the patches, --runs times each.  Exit
+ * status 0 fixed, 1 not fixed, 2 bad input, 3 infra, 4 inconclusive.
+ */
+static int cmd_verify(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "repo", required_argument, NULL, 'r' },
+		{ "bad", required_argument, NULL, 'b' },
+		{ "patch", required_argument, NULL, 'p' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "out", required_argument, NULL, 'o' },
+		KERNEL_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *repo_path = ".", *rev = NULL, *json_path = NULL;
+	const char *given = NULL, *result = "";
+	struct kernel_opts k = { .runs = 1 };
+	struct bisect_ctx ctx = { .lock = -1 };
+	struct recipe recipe = { 0 };
+	struct session_step base = { 0 }, patched = { 0 };
+	struct patches p = { 0 };
+	struct gu_repo *repo = NULL;
+	struct gu_oid oid, poid;
+	struct verify_report vr = { 0 };
+	struct buf text;
+	char reason[2048], phex[GU_HEXSZ + 1], *out = NULL, *src = NULL;
+	char *json = NULL;
+	size_t i;
+	int opt, rc = 0, status;
+
+	buf_init(&text, 1 << 20);
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		int r = kernel_opt(&k, opt, optarg);
+
+		if (r < 0)
+			return fail(ERR_INPUT);
+		if (r)
+			continue;
+		if (opt == 'r')
+			repo_path = optarg;
+		else if (opt == 'b')
+			rev = optarg;
+		else if (opt == 'p')
+			rc = rc ? rc : read_patch(&p, optarg);
+		else if (opt == 'j')
+			json_path = optarg;
+		else if (opt == 'o')
+			given = optarg;
+		else
+			return usage_error("bad option for verify");
+	}
+	if (!rc && (!rev || !p.n))
+		rc = err_set(ERR_INPUT,
+			     "verify needs --bad REV and --patch FILE");
+	if (!rc)
+		rc = gu_open(&repo, repo_path);
+	if (!rc)
+		rc = gu_resolve(repo, rev, &oid);
+	if (!rc)
+		rc = kernel_setup(&ctx, &recipe, &k, repo);
+	if (!rc && (!(src = util_fmt("%s/src", ctx.work_dir)) ||
+		    (rc = util_mkdir_p(src)) ||
+		    (ctx.lock = lock_dir(ctx.work_dir)) < 0))
+		rc = rc ? rc : ERR_INFRA;
+	if (!rc)
+		rc = gu_apply_patches(&poid, repo, src, &oid, p.names,
+				      (const char *const *)p.texts, p.lens,
+				      p.n);
+	if (!rc && !(out = make_out_dir(given)))
+		rc = ERR_INFRA;
+	if (rc)
+		goto fail;
+	ctx.out_dir = out;
+	base.exit_code = patched.exit_code = -1;
+	base.role = "base";
+	patched.role = "patched";
+	gu_oid_hex(base.hex, &oid);
+	gu_oid_hex(patched.hex, &poid);
+	gu_oid_hex(phex, &poid);
+	if ((rc = bisect_test(&base, &oid, &ctx)) ||
+	    (rc = bisect_test(&patched, &poid, &ctx)))
+		goto fail;
+	status = verify_verdict(reason, sizeof(reason), &base, &patched,
+				&result);
+	vr.result = result;
+	vr.reason = reason;
+	vr.repo_path = repo_path;
+	vr.patches = p.names;
+	vr.npatches = p.n;
+	vr.patched_hex = phex;
+	vr.base = &base;
+	vr.patched = &patched;
+	if (report_verify(&json, &text, &vr)) {
+		status = fail(ERR_NOMEM);
+		goto out;
+	}
+	fputs(buf_str(&text), stdout);
+	{
+		char *path = util_fmt("%s/verify.json", out);
+
+		if (path)
+			util_write_atomic(path, json, strlen(json));
+		free(path);
+	}
+	if (json_path && util_write_atomic(json_path, json, strlen(json)))
+		fprintf(stderr, "bisectctl: %s\n", err_last());
+	goto out;
+fail:
+	status = fail(rc);
+out:
+	for (i = 0; i < p.n; i++)
+		free(p.texts[i]);
+	release_step(&base);
+	release_step(&patched);
+	kernel_release(&ctx, &recipe);
+	gu_close(repo);
+	buf_release(&text);
+	free(json);
+	free(src);
 	free(out);
 	return status;
 }
@@ -809,6 +1018,12 @@ static const struct command {
 	  "test [--repo DIR] --commit REV --recipe NAME [--test SCRIPT]\n"
 	  "      [--runs N] [--json FILE] [--out DIR]\n"
 	  "      Build and boot one commit; exit 0 good, 1 bad, 125 skip." },
+	{ "verify", cmd_verify,
+	  "verify [--repo DIR] --bad REV --patch FILE [--patch FILE]...\n"
+	  "      --recipe NAME [--test SCRIPT] [--runs N] [--json FILE]\n"
+	  "      Does the patch fix the failure at REV?  Tests REV without\n"
+	  "      and with the patches (diffs or git format-patch mails),\n"
+	  "      N runs each; exit 0 fixed, 1 not fixed, 4 inconclusive." },
 	{ "config", cmd_config,
 	  "config FILE\n"
 	  "      Print the kernel config in FILE: a config (plain or\n"

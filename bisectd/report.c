@@ -284,14 +284,8 @@ int report_text(struct buf *b, const struct session *s,
 	return 0;
 }
 
-int report_step(char **json, struct buf *text, const struct session_step *st)
+static void step_text(struct buf *text, const struct session_step *st)
 {
-	json_t *o = step_json(st);
-
-	*json = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(o);
-	if (!*json)
-		return err_set(ERR_NOMEM, "out of memory");
 	buf_printf(text, "%s %s%s%s\n", st->hex, verdict_name(st->verdict),
 		   *st->title ? ": " : "", st->title);
 	buf_printf(text,
@@ -305,5 +299,44 @@ int report_step(char **json, struct buf *text, const struct session_step *st)
 		buf_printf(text, "console:   %s\n", st->console_log);
 	if (*st->excerpt)
 		buf_printf(text, "\n%s", st->excerpt);
+}
+
+int report_step(char **json, struct buf *text, const struct session_step *st)
+{
+	json_t *o = step_json(st);
+
+	*json = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (!*json)
+		return err_set(ERR_NOMEM, "out of memory");
+	step_text(text, st);
+	return 0;
+}
+
+int report_verify(char **json, struct buf *text, const struct verify_report *v)
+{
+	json_t *o = json_object(), *patches = json_array();
+	size_t i;
+
+	for (i = 0; i < v->npatches; i++)
+		json_array_append_new(patches, json_string(v->patches[i]));
+	json_object_set_new(o, "result", json_string(v->result));
+	json_object_set_new(o, "reason", json_string(v->reason));
+	json_object_set_new(o, "repo", json_string(v->repo_path));
+	json_object_set_new(o, "patches", patches);
+	json_object_set_new(o, "patched_commit", json_string(v->patched_hex));
+	json_object_set_new(o, "base", step_json(v->base));
+	json_object_set_new(o, "patched", step_json(v->patched));
+	*json = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (!*json)
+		return err_set(ERR_NOMEM, "out of memory");
+	buf_printf(text, "%s: %s\n\nwithout the patches:\n", v->result,
+		   v->reason);
+	step_text(text, v->base);
+	buf_puts(text, "\nwith the patches:\n");
+	step_text(text, v->patched);
+	for (i = 0; i < v->npatches; i++)
+		buf_printf(text, "patch: %s\n", v->patches[i]);
 	return 0;
 }

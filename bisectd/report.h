@@ -34,4 +34,17 @@ int report_text(struct buf *out, const struct session *s,
 /* One step alone (bisectctl test): JSON and a few lines of text. */
 int report_step(char **json, struct buf *text, const struct session_step *st);
 
+/* A fix check: the same commit without and with the patches. */
+struct verify_report {
+	const char *result; /* "fixed", "not fixed" or "inconclusive" */
+	const char *reason;
+	const char *repo_path;
+	const char *const *patches;
+	size_t npatches;
+	const char *patched_hex; /* the patched commit in the worktree */
+	const struct session_step *base, *patched;
+};
+
+int report_verify(char **json, struct buf *text, const struct verify_report *v);
+
 #endif

@@ -395,29 +395,40 @@ static int head_is_readable(git_repository *repo)
 	return ok;
 }
 
+/* Open the worktree repository in dir, making it on first use. */
+static int open_worktree(git_repository **out, struct gu_repo *r,
+			 const char *dir)
+{
+	char gitdir[4200];
+	struct stat st;
+	int rc = 0;
+
+	*out = NULL;
+	snprintf(gitdir, sizeof(gitdir), "%s/.git", dir);
+	if (stat(gitdir, &st) == 0) {
+		rc = git_repository_open(out, dir) < 0
+			     ? git_fail(ERR_INFRA, "cannot open worktree")
+			     : 0;
+		if (!rc && !head_is_readable(*out)) {
+			/* its commit is gone (history rewritten): start over */
+			git_repository_free(*out);
+			*out = NULL;
+			rc = util_remove_tree(dir);
+		}
+	}
+	if (!rc && !*out)
+		rc = init_worktree(out, r, dir);
+	return rc;
+}
+
 int gu_checkout(struct gu_repo *r, const char *dir, const struct gu_oid *oid)
 {
 	git_checkout_options opts;
 	git_repository *repo = NULL;
 	git_commit *c = NULL;
-	char gitdir[4200];
-	struct stat st;
-	int rc = 0;
+	int rc;
 
-	snprintf(gitdir, sizeof(gitdir), "%s/.git", dir);
-	if (stat(gitdir, &st) == 0) {
-		rc = git_repository_open(&repo, dir) < 0
-			     ? git_fail(ERR_INFRA, "cannot open worktree")
-			     : 0;
-		if (!rc && !head_is_readable(repo)) {
-			/* its commit is gone (history rewritten): start over */
-			git_repository_free(repo);
-			repo = NULL;
-			rc = util_remove_tree(dir);
-		}
-	}
-	if (!rc && !repo)
-		rc = init_worktree(&repo, r, dir);
+	rc = open_worktree(&repo, r, dir);
 	if (rc)
 		return rc;
 	git_checkout_options_init(&opts, GIT_CHECKOUT_OPTIONS_VERSION);
@@ -476,5 +487,126 @@ out:
 	git_tree_free(tb);
 	git_commit_free(ca);
 	git_commit_free(cb);
+	return rc;
+}
+
+/* Where an apply is: for naming the file and hunk that did not apply. */
+struct apply_at {
+	char file[1024];
+	int hunk;
+	char header[256];
+};
+
+static int apply_delta(const git_diff_delta *d, void *payload)
+{
+	struct apply_at *at = payload;
+
+	snprintf(at->file, sizeof(at->file), "%s",
+		 d->old_file.path ? d->old_file.path : d->new_file.path);
+	at->hunk = 0;
+	at->header[0] = '\0';
+	return 0;
+}
+
+static int apply_hunk(const git_diff_hunk *h, void *payload)
+{
+	struct apply_at *at = payload;
+
+	at->hunk++;
+	snprintf(at->header, sizeof(at->header), "%.*s",
+		 (int)strcspn(h->header, "\n"), h->header);
+	return 0;
+}
+
+/* Apply one patch file's text to tree; the new tree's id to out. */
+static int apply_one(git_oid *out, git_repository *repo, git_tree *tree,
+		     const char *name, const char *text, size_t len)
+{
+	git_apply_options opts;
+	struct apply_at at = { "", 0, "" };
+	git_diff *diff = NULL;
+	git_index *index = NULL;
+	int rc = 0;
+
+	if (git_diff_from_buffer(&diff, text, len) < 0) {
+		const git_error *e = git_error_last();
+
+		return err_set(ERR_INPUT, "patch '%s' has no diff in it (%s)",
+			       name,
+			       e && e->message ? e->message : "unparsable");
+	}
+	if (git_diff_num_deltas(diff) == 0) {
+		git_diff_free(diff);
+		return err_set(ERR_INPUT, "patch '%s' has no diff in it", name);
+	}
+	git_apply_options_init(&opts, GIT_APPLY_OPTIONS_VERSION);
+	opts.delta_cb = apply_delta;
+	opts.hunk_cb = apply_hunk;
+	opts.payload = &at;
+	if (git_apply_to_tree(&index, repo, tree, diff, &opts) < 0) {
+		const git_error *e = git_error_last();
+
+		rc = err_set(ERR_INPUT,
+			     "patch '%s' does not apply: file '%s', hunk %d "
+			     "(%s): %s",
+			     name, at.file, at.hunk, at.header,
+			     e && e->message ? e->message : "failed");
+	} else if (git_index_write_tree_to(out, index, repo) < 0) {
+		rc = git_fail(ERR_INFRA, "cannot write patched tree");
+	}
+	git_index_free(index);
+	git_diff_free(diff);
+	return rc;
+}
+
+int gu_apply_patches(struct gu_oid *out, struct gu_repo *r, const char *dir,
+		     const struct gu_oid *base, const char *const *names,
+		     const char *const *texts, const size_t *lens, size_t n)
+{
+	git_repository *repo = NULL;
+	git_commit *bc = NULL;
+	git_tree *tree = NULL;
+	git_signature *sig = NULL;
+	const git_commit *parents[1];
+	git_oid tree_oid;
+	char msg[4096];
+	size_t i, used;
+	int rc;
+
+	rc = open_worktree(&repo, r, dir);
+	if (rc)
+		return rc;
+	if (git_commit_lookup(&bc, repo, (const git_oid *)base) < 0 ||
+	    git_commit_tree(&tree, bc) < 0) {
+		rc = git_fail(ERR_INFRA, "cannot read base commit");
+		goto out;
+	}
+	used = (size_t)snprintf(msg, sizeof(msg), "bisectd: patched\n\n");
+	for (i = 0; i < n; i++) {
+		rc = apply_one(&tree_oid, repo, tree, names[i], texts[i],
+			       lens[i]);
+		if (rc)
+			goto out;
+		git_tree_free(tree);
+		tree = NULL;
+		if (git_tree_lookup(&tree, repo, &tree_oid) < 0) {
+			rc = git_fail(ERR_INFRA, "cannot read patched tree");
+			goto out;
+		}
+		if (used < sizeof(msg))
+			used += (size_t)snprintf(msg + used, sizeof(msg) - used,
+						 "Patch: %s\n", names[i]);
+	}
+	parents[0] = bc;
+	if (git_signature_new(&sig, "bisectd", "bisectd@localhost",
+			      git_commit_time(bc), 0) < 0 ||
+	    git_commit_create((git_oid *)out, repo, NULL, sig, sig, NULL, msg,
+			      tree, 1, parents) < 0)
+		rc = git_fail(ERR_INFRA, "cannot write patched commit");
+out:
+	git_signature_free(sig);
+	git_tree_free(tree);
+	git_commit_free(bc);
+	git_repository_free(repo);
 	return rc;
 }

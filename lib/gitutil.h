@@ -89,4 +89,15 @@ int gu_changed_paths(struct gu_repo *r, const struct gu_oid *a,
  */
 int gu_checkout(struct gu_repo *r, const char *dir, const struct gu_oid *oid);
 
+/*
+ * Apply patches (unified diffs, or mbox files from git format-patch) in
+ * order on top of base, and write the result as a commit in the worktree
+ * repository in dir (not in r): its id goes to out, for gu_checkout().
+ * ERR_INPUT naming the patch, the file and the hunk when one does not
+ * apply.
+ */
+int gu_apply_patches(struct gu_oid *out, struct gu_repo *r, const char *dir,
+		     const struct gu_oid *base, const char *const *names,
+		     const char *const *texts, const size_t *lens, size_t n);
+
 #endif
