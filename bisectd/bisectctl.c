@@ -647,16 +647,6 @@ out:
 	return status;
 }
 
-static void release_step(struct session_step *st)
-{
-	free(st->title);
-	free(st->excerpt);
-	free(st->console_log);
-	free(st->build_log);
-	free(st->log);
-	free(st->config_notes);
-}
-
 /* Print and save one step's result; the exit status for its verdict. */
 static int print_step(const struct session_step *st, const char *json_path,
 		      const char *out_dir)
@@ -768,7 +758,7 @@ static int cmd_test(int argc, char **argv)
 fail:
 	status = fail(rc);
 out:
-	release_step(&st);
+	session_step_release(&st);
 	kernel_release(&ctx, &recipe);
 	gu_close(repo);
 	free(out);
@@ -968,8 +958,8 @@ fail:
 out:
 	for (i = 0; i < p.n; i++)
 		free(p.texts[i]);
-	release_step(&base);
-	release_step(&patched);
+	session_step_release(&base);
+	session_step_release(&patched);
 	kernel_release(&ctx, &recipe);
 	gu_close(repo);
 	buf_release(&text);

@@ -32,7 +32,7 @@ void session_init(struct session *s)
 	buf_init(&s->log, 16u << 20);
 }
 
-static void step_release(struct session_step *st)
+void session_step_release(struct session_step *st)
 {
 	free(st->title);
 	free(st->excerpt);
@@ -47,7 +47,7 @@ void session_release(struct session *s)
 	size_t i;
 
 	for (i = 0; i < s->nsteps; i++)
-		step_release(&s->steps[i]);
+		session_step_release(&s->steps[i]);
 	free(s->steps);
 	free(s->candidates);
 	free(s->stop_reason);

@@ -31,6 +31,9 @@ struct session_step {
  * Test one commit: fill out (verdict and evidence; the session sets hex,
  * role and seconds).  Return 0, or an error code to abort the session.
  */
+/* Free what a step owns (its strings), not the step itself. */
+void session_step_release(struct session_step *st);
+
 typedef int (*session_test_fn)(struct session_step *out,
 			       const struct gu_oid *commit, void *payload);
 
