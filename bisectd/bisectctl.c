@@ -577,6 +577,33 @@ static void kernel_release(struct bisect_ctx *ctx, struct recipe *recipe)
 	free(ctx->work_dir);
 }
 
+/* Take the work directory for this command: create it and lock it. */
+static int lock_work_dir(struct bisect_ctx *ctx)
+{
+	int rc = util_mkdir_p(ctx->work_dir);
+
+	if (!rc && (ctx->lock = lock_dir(ctx->work_dir)) < 0)
+		rc = ctx->lock;
+	return rc;
+}
+
+/* The repository and revision of a one-commit command, and its setup. */
+static int setup_one_commit(struct bisect_ctx *ctx, struct recipe *recipe,
+			    const struct kernel_opts *k, const char *repo_path,
+			    const char *rev, struct gu_repo **repo,
+			    struct gu_oid *oid)
+{
+	int rc = gu_open(repo, repo_path);
+
+	if (!rc)
+		rc = gu_resolve(*repo, rev, oid);
+	if (!rc)
+		rc = kernel_setup(ctx, recipe, k, *repo);
+	if (!rc)
+		rc = lock_work_dir(ctx);
+	return rc;
+}
+
 static int cmd_bisect(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -612,9 +639,10 @@ static int cmd_bisect(int argc, char **argv)
 		rc = kernel_setup(&ctx, &recipe, &k, repo);
 	if (rc)
 		goto fail;
+	if ((rc = lock_work_dir(&ctx)))
+		goto fail;
 	out = make_out_dir(c.out);
-	if (!out || (rc = util_mkdir_p(ctx.work_dir)) ||
-	    (ctx.lock = lock_dir(ctx.work_dir)) < 0) {
+	if (!out) {
 		rc = ERR_INFRA;
 		goto fail;
 	}
@@ -731,16 +759,11 @@ static int cmd_test(int argc, char **argv)
 	}
 	if (!rev)
 		return usage_error("test needs --commit REV");
-	rc = gu_open(&repo, repo_path);
-	if (!rc)
-		rc = gu_resolve(repo, rev, &oid);
-	if (!rc)
-		rc = kernel_setup(&ctx, &recipe, &k, repo);
+	rc = setup_one_commit(&ctx, &recipe, &k, repo_path, rev, &repo, &oid);
 	if (rc)
 		goto fail;
 	out = make_out_dir(given);
-	if (!out || (rc = util_mkdir_p(ctx.work_dir)) ||
-	    (ctx.lock = lock_dir(ctx.work_dir)) < 0) {
+	if (!out) {
 		rc = ERR_INFRA;
 		goto fail;
 	}
@@ -901,15 +924,12 @@ static int cmd_verify(int argc, char **argv)
 		rc = err_set(ERR_INPUT,
 			     "verify needs --bad REV and --patch FILE");
 	if (!rc)
-		rc = gu_open(&repo, repo_path);
+		rc = setup_one_commit(&ctx, &recipe, &k, repo_path, rev, &repo,
+				      &oid);
+	if (!rc && !(src = util_fmt("%s/src", ctx.work_dir)))
+		rc = err_set(ERR_NOMEM, "out of memory");
 	if (!rc)
-		rc = gu_resolve(repo, rev, &oid);
-	if (!rc)
-		rc = kernel_setup(&ctx, &recipe, &k, repo);
-	if (!rc && (!(src = util_fmt("%s/src", ctx.work_dir)) ||
-		    (rc = util_mkdir_p(src)) ||
-		    (ctx.lock = lock_dir(ctx.work_dir)) < 0))
-		rc = rc ? rc : ERR_INFRA;
+		rc = util_mkdir_p(src);
 	if (!rc)
 		rc = gu_apply_patches(&poid, repo, src, &oid, p.names,
 				      (const char *const *)p.texts, p.lens,
