@@ -151,13 +151,10 @@ static char *repo_key(struct gu_repo *repo)
 {
 	char real[PATH_MAX];
 	const char *p = gu_gitdir(repo);
-	uint64_t h = 1469598103934665603ull;
 
 	if (realpath(p, real))
 		p = real;
-	for (; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-	return util_fmt("%016llx", (unsigned long long)h);
+	return util_fmt("%016llx", util_hash(p, strlen(p)));
 }
 
 static char *make_out_dir(const char *given)
@@ -604,6 +601,35 @@ static int setup_one_commit(struct bisect_ctx *ctx, struct recipe *recipe,
 	return rc;
 }
 
+/*
+ * The option loop of the kernel commands: common and kernel options, then
+ * extra (for the command's own, may be NULL).  0, or the exit status.
+ */
+static int parse_kernel_args(int argc, char **argv, const struct option *opts,
+			     struct common *c, struct kernel_opts *k,
+			     int (*extra)(int opt, const char *arg,
+					  void *payload),
+			     void *payload, const char *name)
+{
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		int r = common_opt(c, opt, optarg);
+
+		if (!r)
+			r = kernel_opt(k, opt, optarg);
+		if (!r && extra)
+			r = extra(opt, optarg, payload);
+		if (r < 0)
+			return fail(ERR_INPUT);
+		if (!r)
+			return usage_error("bad option for %s", name);
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	return 0;
+}
+
 static int cmd_bisect(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -619,20 +645,12 @@ static int cmd_bisect(int argc, char **argv)
 	struct session s;
 	struct gu_repo *repo = NULL;
 	char *out = NULL;
-	int opt, rc = 0, status;
+	int rc = 0, status;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		int r = common_opt(&c, opt, optarg);
-
-		if (!r)
-			r = kernel_opt(&k, opt, optarg);
-		if (r < 0)
-			return fail(ERR_INPUT);
-		if (!r)
-			return usage_error("bad option for bisect");
-	}
-	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
+	status = parse_kernel_args(argc, argv, opts, &c, &k, NULL, NULL,
+				   "bisect");
+	if (status)
+		return status;
 	session_init(&s);
 	rc = setup_session(&s, &c, &repo);
 	if (!rc)
@@ -719,6 +737,15 @@ static int print_step(const struct session_step *st, const char *json_path,
  * test: build and boot one commit.  Exit status as a bisect run command:
  * 0 good, 1 bad, 125 skip (does not build), 2 bad input, 3 infra.
  */
+/* test's own option: --commit REV. */
+static int commit_opt(int opt, const char *arg, void *payload)
+{
+	if (opt != 'C')
+		return 0;
+	*(const char **)payload = arg;
+	return 1;
+}
+
 static int cmd_test(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -729,7 +756,8 @@ static int cmd_test(int argc, char **argv)
 		KERNEL_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *repo_path = ".", *rev = NULL, *json = NULL, *given = NULL;
+	struct common c = { .repo_path = "." };
+	const char *rev = NULL;
 	struct kernel_opts k = { .runs = 1 };
 	struct bisect_ctx ctx = { .lock = -1 };
 	struct recipe recipe = { 0 };
@@ -737,32 +765,18 @@ static int cmd_test(int argc, char **argv)
 	struct gu_repo *repo = NULL;
 	struct gu_oid oid;
 	char *out = NULL;
-	int opt, rc, status;
+	int rc, status;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		int r = kernel_opt(&k, opt, optarg);
-
-		if (r < 0)
-			return fail(ERR_INPUT);
-		if (r)
-			continue;
-		if (opt == 'r')
-			repo_path = optarg;
-		else if (opt == 'C')
-			rev = optarg;
-		else if (opt == 'j')
-			json = optarg;
-		else if (opt == 'o')
-			given = optarg;
-		else
-			return usage_error("bad option for test");
-	}
+	status = parse_kernel_args(argc, argv, opts, &c, &k, commit_opt, &rev,
+				   "test");
+	if (status)
+		return status;
 	if (!rev)
 		return usage_error("test needs --commit REV");
-	rc = setup_one_commit(&ctx, &recipe, &k, repo_path, rev, &repo, &oid);
+	rc = setup_one_commit(&ctx, &recipe, &k, c.repo_path, rev, &repo, &oid);
 	if (rc)
 		goto fail;
-	out = make_out_dir(given);
+	out = make_out_dir(c.out);
 	if (!out) {
 		rc = ERR_INFRA;
 		goto fail;
@@ -776,7 +790,7 @@ static int cmd_test(int argc, char **argv)
 		goto fail;
 	if (st.config_notes && *st.config_notes)
 		fprintf(stderr, "%s", st.config_notes);
-	status = print_step(&st, json, out);
+	status = print_step(&st, c.json, out);
 	goto out;
 fail:
 	status = fail(rc);
@@ -824,6 +838,23 @@ static int read_patch(struct patches *p, const char *path)
 	p->lens[p->n] = b.len;
 	p->texts[p->n++] = buf_detach(&b);
 	return 0;
+}
+
+/* verify's own option: --patch FILE, read at once. */
+static int patch_opt(int opt, const char *arg, void *payload)
+{
+	if (opt != 'p')
+		return 0;
+	return read_patch(payload, arg) ? -1 : 1;
+}
+
+static void release_patches(struct patches *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		free(p->texts[i]);
+	p->n = 0;
 }
 
 /* The answer of a fix check, and its exit status. */
@@ -883,8 +914,8 @@ static int cmd_verify(int argc, char **argv)
 		KERNEL_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *repo_path = ".", *rev = NULL, *json_path = NULL;
-	const char *given = NULL, *result = "";
+	struct common c = { .repo_path = "." };
+	const char *result = "";
 	struct kernel_opts k = { .runs = 1 };
 	struct bisect_ctx ctx = { .lock = -1 };
 	struct recipe recipe = { 0 };
@@ -896,36 +927,21 @@ static int cmd_verify(int argc, char **argv)
 	struct buf text;
 	char reason[2048], phex[GU_HEXSZ + 1], *out = NULL, *src = NULL;
 	char *json = NULL;
-	size_t i;
-	int opt, rc = 0, status;
+	int rc = 0, status;
 
-	buf_init(&text, 1 << 20);
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		int r = kernel_opt(&k, opt, optarg);
-
-		if (r < 0)
-			return fail(ERR_INPUT);
-		if (r)
-			continue;
-		if (opt == 'r')
-			repo_path = optarg;
-		else if (opt == 'b')
-			rev = optarg;
-		else if (opt == 'p')
-			rc = rc ? rc : read_patch(&p, optarg);
-		else if (opt == 'j')
-			json_path = optarg;
-		else if (opt == 'o')
-			given = optarg;
-		else
-			return usage_error("bad option for verify");
+	status = parse_kernel_args(argc, argv, opts, &c, &k, patch_opt, &p,
+				   "verify");
+	if (status) {
+		release_patches(&p);
+		return status;
 	}
-	if (!rc && (!rev || !p.n))
+	buf_init(&text, 1 << 20);
+	if (!c.bad || !p.n)
 		rc = err_set(ERR_INPUT,
 			     "verify needs --bad REV and --patch FILE");
 	if (!rc)
-		rc = setup_one_commit(&ctx, &recipe, &k, repo_path, rev, &repo,
-				      &oid);
+		rc = setup_one_commit(&ctx, &recipe, &k, c.repo_path, c.bad,
+				      &repo, &oid);
 	if (!rc && !(src = util_fmt("%s/src", ctx.work_dir)))
 		rc = err_set(ERR_NOMEM, "out of memory");
 	if (!rc)
@@ -934,7 +950,7 @@ static int cmd_verify(int argc, char **argv)
 		rc = gu_apply_patches(&poid, repo, src, &oid, p.names,
 				      (const char *const *)p.texts, p.lens,
 				      p.n);
-	if (!rc && !(out = make_out_dir(given)))
+	if (!rc && !(out = make_out_dir(c.out)))
 		rc = ERR_INFRA;
 	if (rc)
 		goto fail;
@@ -952,7 +968,7 @@ static int cmd_verify(int argc, char **argv)
 				&result);
 	vr.result = result;
 	vr.reason = reason;
-	vr.repo_path = repo_path;
+	vr.repo_path = c.repo_path;
 	vr.patches = p.names;
 	vr.npatches = p.n;
 	vr.patched_hex = phex;
@@ -970,14 +986,13 @@ static int cmd_verify(int argc, char **argv)
 			util_write_atomic(path, json, strlen(json));
 		free(path);
 	}
-	if (json_path && util_write_atomic(json_path, json, strlen(json)))
+	if (c.json && util_write_atomic(c.json, json, strlen(json)))
 		fprintf(stderr, "bisectctl: %s\n", err_last());
 	goto out;
 fail:
 	status = fail(rc);
 out:
-	for (i = 0; i < p.n; i++)
-		free(p.texts[i]);
+	release_patches(&p);
 	session_step_release(&base);
 	session_step_release(&patched);
 	kernel_release(&ctx, &recipe);

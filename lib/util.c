@@ -139,6 +139,34 @@ int util_lock(const char *path)
 	return fd;
 }
 
+int util_in_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, name);
+		if (util_is_executable(buf))
+			return 1;
+		path += n;
+		if (*path)
+			path++;
+	}
+	return 0;
+}
+
+unsigned long long util_hash(const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	unsigned long long h = 1469598103934665603ull;
+
+	while (len--)
+		h = (h ^ *p++) * 1099511628211ull;
+	return h;
+}
+
 static int remove_one(const char *path, const struct stat *st, int flag,
 		      struct FTW *ftw)
 {

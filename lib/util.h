@@ -27,6 +27,12 @@ char *util_cache_dir(void);
 /* printf into a fresh string; NULL when out of memory.  Caller frees. */
 char *util_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* 1 if name is an executable in one of $PATH's directories. */
+int util_in_path(const char *name);
+
+/* FNV-1a over len bytes: stable across runs, for cache keys. */
+unsigned long long util_hash(const void *data, size_t len);
+
 /* 1 if path names an executable regular file. */
 int util_is_executable(const char *path);
 

@@ -366,24 +366,6 @@ static int run_make(const struct recipe *r, const char *src_dir,
 	return rc;
 }
 
-static int have_program(const char *name)
-{
-	const char *path = getenv("PATH");
-	char buf[4096];
-
-	while (path && *path) {
-		size_t n = strcspn(path, ":");
-
-		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, name);
-		if (util_is_executable(buf))
-			return 1;
-		path += n;
-		if (*path)
-			path++;
-	}
-	return 0;
-}
-
 int kconfig_prepare(const struct recipe *r, const char *src_dir,
 		    const char *build_dir, const char *log_path,
 		    struct buf *notes)
@@ -411,7 +393,7 @@ int kconfig_prepare(const struct recipe *r, const char *src_dir,
 	}
 	if (rc)
 		goto out;
-	rc = kconfig_fix_traps(&config, src_dir, have_program("pahole"), notes);
+	rc = kconfig_fix_traps(&config, src_dir, util_in_path("pahole"), notes);
 	for (i = 0; i < r->nfragments && !rc; i++) {
 		buf_reset(&frag);
 		rc = buf_read_file(&frag, r->fragments[i]);

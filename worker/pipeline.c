@@ -63,12 +63,6 @@ static char *ccache_dir_env(void)
 	return s;
 }
 
-static int have_ccache(void)
-{
-	return util_is_executable("/usr/bin/ccache") ||
-	       util_is_executable("/usr/local/bin/ccache");
-}
-
 /* Run make in src with O=build; 0 when it succeeded. */
 static int make(const struct step_spec *s, const char *src, const char *build,
 		const char *targets, const char *log, struct proc_result *pr)
@@ -96,7 +90,7 @@ static int make(const struct step_spec *s, const char *src, const char *build,
 	argv[n++] = o;
 	argv[n++] = arch;
 	argv[n++] = jobs;
-	if (have_ccache())
+	if (util_in_path("ccache"))
 		argv[n++] = "CC=ccache gcc";
 	argv[n++] = "KBUILD_BUILD_USER=bisectd";
 	argv[n++] = "KBUILD_BUILD_HOST=bisectd";
@@ -247,10 +241,9 @@ static int affects_config(const char *path, void *payload)
  */
 static unsigned long long recipe_hash(const struct recipe *r)
 {
-	unsigned long long h = 1469598103934665603ull;
+	unsigned long long h;
 	struct buf b;
 	size_t i;
-	const char *p;
 
 	buf_init(&b, 16u << 20);
 	buf_printf(&b, "%s\n%s\n", r->base, r->arch);
@@ -260,8 +253,7 @@ static unsigned long long recipe_hash(const struct recipe *r)
 		buf_printf(&b, "%s\n", r->fragments[i]);
 		buf_read_file(&b, r->fragments[i]);
 	}
-	for (p = buf_str(&b); *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	h = util_hash(buf_str(&b), b.len);
 	buf_release(&b);
 	return h;
 }
