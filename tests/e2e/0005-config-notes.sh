@@ -25,18 +25,21 @@ check "says bad, with the crash title" \
 	grep -q "$CULPRIT bad: BUG: kernel NULL pointer dereference in reboot_defaults_init" "$SCRATCH/out"
 
 # a QEMU that does not start is an infrastructure failure: never good or
-# bad, retried once, then exit status 3
+# bad, retried once, then exit status 3 (the recipe is named tiny, so that
+# it shares the tiny work directory and its build)
+mkdir -p "$SCRATCH/q/fragments"
+cp "$SCRATCH/r/fragments/tiny.config" "$SCRATCH/q/fragments/"
 sed 's|^qemu = .*|qemu = /nonexistent/qemu-system-x86_64|' "$SCRATCH/r/tiny.recipe" |
-	grep -v ext4 > "$SCRATCH/r/noqemu.recipe"
+	grep -v ext4 > "$SCRATCH/q/tiny.recipe"
 expect_exit 3 "bisectctl test when QEMU cannot start" \
 	"$BISECTCTL" test --repo "$REPO" --commit "$GOOD" \
-	--recipe "$SCRATCH/r/noqemu.recipe" --json "$SCRATCH/q.json"
+	--recipe "$SCRATCH/q/tiny.recipe" --json "$SCRATCH/q.json"
 check "the step's verdict is infra" jq_true "$SCRATCH/q.json" '.verdict == "infra"'
 grep -q "cannot run '/nonexistent/qemu-system-x86_64'" "$SCRATCH/err" &&
 	ok "says QEMU could not be run" || not_ok "says QEMU could not be run"
 expect_exit 3 "bisectctl bisect stops when QEMU cannot start" \
 	"$BISECTCTL" bisect --repo "$REPO" --good "$GOOD" --bad "$BAD" \
-	--recipe "$SCRATCH/r/noqemu.recipe" --json "$SCRATCH/qb.json"
+	--recipe "$SCRATCH/q/tiny.recipe" --json "$SCRATCH/qb.json"
 check "after two infra verdicts for the same commit" \
 	jq_true "$SCRATCH/qb.json" '.result == "error" and ([.steps[] | select(.verdict == "infra")] | length) == 2'
 done_testing
