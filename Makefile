@@ -11,7 +11,7 @@ BINDIR = $(PREFIX)/bin
 DATADIR = $(PREFIX)/share/bisectd
 
 CC ?= cc
-PKGS = libgit2 libarchive jansson
+PKGS = libgit2 libarchive jansson libmicrohttpd sqlite3 libcurl libcrypto
 WARN = -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wvla -Wwrite-strings -fno-common
 ifeq ($(CI),true)
@@ -24,23 +24,26 @@ LIBS = $(shell pkg-config --libs $(PKGS))
 
 # Debian packages: to build, and to build and boot kernels
 DEBS_BUILD = build-essential pkg-config libgit2-dev libarchive-dev \
-	libjansson-dev libcmocka-dev clang-format
+	libjansson-dev libcmocka-dev libmicrohttpd-dev libsqlite3-dev \
+	libcurl4-openssl-dev libssl-dev clang-format
 DEBS_RUN = git jq openssl rpm qemu-system-x86 busybox-static ccache bc bison flex \
 	libelf-dev libssl-dev cpio kmod xz-utils linux-source-6.1 \
 	linux-config-6.1
 
 LIB_SRC = $(wildcard lib/*.c)
 WORKER_SRC = $(filter-out worker/bisect-worker.c,$(wildcard worker/*.c))
-CTL_SRC = $(wildcard bisectd/*.c)
+COORD_SRC = $(filter-out bisectd/bisectctl.c bisectd/bisectd.c,$(wildcard bisectd/*.c))
 LIB_OBJ = $(LIB_SRC:.c=.o)
 WORKER_OBJ = $(WORKER_SRC:.c=.o)
-CTL_OBJ = $(CTL_SRC:.c=.o)
+COORD_OBJ = $(COORD_SRC:.c=.o)
+# everything but the programs' mains, in link order
+LIBS_OWN = bisectd/libcoord.a worker/libworker.a lib/libbisect.a
 
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:.c=)
 FIXTURE_BIN = tests/fixtures/kernel-history
 
-PROGRAMS = bisectd/bisectctl
+PROGRAMS = bisectd/bisectctl bisectd/bisectd worker/bisect-worker
 
 all: $(PROGRAMS) $(FIXTURE_BIN)
 
@@ -50,22 +53,31 @@ lib/libbisect.a: $(LIB_OBJ)
 worker/libworker.a: $(WORKER_OBJ)
 	$(AR) rcs $@ $^
 
+bisectd/libcoord.a: $(COORD_OBJ)
+	$(AR) rcs $@ $^
+
 %.o: %.c
 	$(CC) $(ALL_CFLAGS) -DDATADIR='"$(DATADIR)"' -c -o $@ $<
 
-# bisectctl.o has DATADIR compiled in: rebuild it when PREFIX changes
-bisectd/bisectctl.o: .datadir
+# the mains have DATADIR compiled in: rebuild them when PREFIX changes
+bisectd/bisectctl.o bisectd/bisectd.o worker/bisect-worker.o: .datadir
 .datadir: FORCE
 	@echo '$(DATADIR)' | cmp -s - $@ || echo '$(DATADIR)' > $@
 
-bisectd/bisectctl: $(CTL_OBJ) worker/libworker.a lib/libbisect.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) -lm
+bisectd/bisectctl: bisectd/bisectctl.o $(LIBS_OWN)
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) -lm -lpthread
+
+bisectd/bisectd: bisectd/bisectd.o $(LIBS_OWN)
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) -lm -lpthread
+
+worker/bisect-worker: worker/bisect-worker.o $(LIBS_OWN)
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) -lm -lpthread
 
 tests/fixtures/kernel-history: tests/fixtures/kernel-history.o lib/libbisect.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
 
-tests/unit/test_%: tests/unit/test_%.o worker/libworker.a lib/libbisect.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) -lcmocka -lm
+tests/unit/test_%: tests/unit/test_%.o $(LIBS_OWN)
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) -lcmocka -lm -lpthread
 
 # Install the Debian packages that are missing (root only; a no-op when
 # everything is there).
@@ -122,7 +134,8 @@ format-check:
 
 clean-objs:
 	rm -f lib/*.o worker/*.o bisectd/*.o tests/unit/*.o tests/fixtures/*.o \
-		lib/*.a worker/*.a $(UNIT_BIN) $(PROGRAMS) $(FIXTURE_BIN)
+		lib/*.a worker/*.a bisectd/*.a $(UNIT_BIN) $(PROGRAMS) \
+		$(FIXTURE_BIN)
 
 clean: clean-objs
 	rm -f */*.d tests/*/*.d .datadir

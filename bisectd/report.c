@@ -340,3 +340,88 @@ int report_verify(char **json, struct buf *text, const struct verify_report *v)
 		buf_printf(text, "patch: %s\n", v->patches[i]);
 	return 0;
 }
+
+/* --- jobs of the coordinator -------------------------------------------- */
+
+static int artifact_json(const char *name, long long size, const char *sha,
+			 void *payload)
+{
+	json_array_append_new(payload,
+			      json_pack("{s:s, s:I, s:s}", "name", name, "size",
+					(json_int_t)size, "sha256", sha));
+	return 0;
+}
+
+static json_t *time_or_null(double t)
+{
+	return t > 0 ? json_real(t) : json_null();
+}
+
+static json_t *coord_step_json(struct store *st, const struct store_step *s)
+{
+	json_t *o = json_object(), *result = NULL, *arts = json_array();
+
+	if (s->result)
+		result = json_loads(s->result, 0, NULL);
+	json_object_set_new(o, "id", json_integer(s->id));
+	json_object_set_new(o, "commit", json_string(s->hex));
+	json_object_set_new(o, "role", json_string(s->role));
+	json_object_set_new(o, "state", json_string(step_state_name(s->state)));
+	json_object_set_new(o, "round", json_integer(s->round));
+	json_object_set_new(o, "candidates", json_integer(s->candidates));
+	json_object_set_new(o, "verdict",
+			    s->verdict[0] ? json_string(s->verdict)
+					  : json_null());
+	json_object_set_new(o, "cached", json_boolean(s->cached));
+	json_object_set_new(o, "worker",
+			    s->worker ? json_integer(s->worker) : json_null());
+	json_object_set_new(o, "lease_losses", json_integer(s->attempts));
+	json_object_set_new(o, "queued", time_or_null(s->queued));
+	json_object_set_new(o, "started", time_or_null(s->started));
+	json_object_set_new(o, "finished", time_or_null(s->finished));
+	json_object_set_new(o, "result", result ? result : json_null());
+	if (st)
+		store_artifacts(st, s->id, artifact_json, arts);
+	json_object_set_new(o, "artifacts", arts);
+	return o;
+}
+
+char *report_job(struct store *st, const struct store_job *j,
+		 const struct store_step *steps, size_t n, int full)
+{
+	json_t *o = json_object(), *spec = json_loads(j->spec, 0, NULL);
+	json_t *arr, *hook;
+	int rounds = 0;
+	size_t i;
+	char *s;
+
+	json_object_set_new(o, "id", json_integer(j->id));
+	json_object_set_new(o, "type", json_string(j->type));
+	json_object_set_new(o, "state", json_string(job_state_name(j->state)));
+	json_object_set_new(o, "result", str_or_null(j->result));
+	json_object_set_new(o, "culprit", str_or_null(j->culprit));
+	json_object_set_new(o, "reason", str_or_null(j->reason));
+	json_object_set_new(o, "created", time_or_null(j->created));
+	json_object_set_new(o, "started", time_or_null(j->started));
+	json_object_set_new(o, "finished", time_or_null(j->finished));
+	json_object_set_new(o, "spec", spec ? spec : json_null());
+	hook = json_pack("{s:s, s:i, s:o}", "state",
+			 j->hook_state ? j->hook_state : "none", "attempts",
+			 j->hook_attempts, "error", str_or_null(j->hook_error));
+	json_object_set_new(o, "webhook", hook);
+	if (full) {
+		arr = json_array();
+		for (i = 0; i < n; i++) {
+			json_array_append_new(arr,
+					      coord_step_json(st, &steps[i]));
+			if (steps[i].state == STEP_DONE && !steps[i].cached &&
+			    steps[i].round > rounds)
+				rounds = steps[i].round;
+		}
+		json_object_set_new(o, "steps", arr);
+		json_object_set_new(o, "rounds", json_integer(rounds));
+	}
+	s = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	return s;
+}

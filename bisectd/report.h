@@ -8,6 +8,7 @@
 #include "buf.h"
 #include "recipe.h"
 #include "session.h"
+#include "store.h"
 
 struct report_info {
 	const char *mode; /* "run" or "bisect" */
@@ -46,5 +47,13 @@ struct verify_report {
 };
 
 int report_verify(char **json, struct buf *text, const struct verify_report *v);
+
+/*
+ * A coordinator's job as the API serves it: the request, state, result,
+ * webhook delivery and, when full, every step with its result, the
+ * artifacts uploaded for it, and the number of rounds.  Caller frees.
+ */
+char *report_job(struct store *st, const struct store_job *j,
+		 const struct store_step *steps, size_t n, int full);
 
 #endif

@@ -32,16 +32,6 @@ void session_init(struct session *s)
 	buf_init(&s->log, 16u << 20);
 }
 
-void session_step_release(struct session_step *st)
-{
-	free(st->title);
-	free(st->excerpt);
-	free(st->console_log);
-	free(st->build_log);
-	free(st->log);
-	free(st->config_notes);
-}
-
 void session_release(struct session *s)
 {
 	size_t i;

@@ -12,27 +12,7 @@
 #include "engine.h"
 #include "gitutil.h"
 #include "verdict.h"
-
-struct session_step {
-	char hex[GU_HEXSZ + 1];
-	enum verdict verdict;
-	char *title;   /* crash title, build error, "" */
-	char *excerpt; /* evidence lines, "" */
-	double seconds, checkout_s, config_s, build_s, boot_s;
-	int exit_code; /* generic mode; -1 otherwise */
-	int runs, runs_failed;
-	char *console_log, *build_log, *log; /* paths or NULL */
-	char *config_notes;
-	const char *role;  /* "bisect", "endpoint", "merge-base", "replay" */
-	size_t candidates; /* candidates left before this step */
-};
-
-/*
- * Test one commit: fill out (verdict and evidence; the session sets hex,
- * role and seconds).  Return 0, or an error code to abort the session.
- */
-/* Free what a step owns (its strings), not the step itself. */
-void session_step_release(struct session_step *st);
+#include "worker.h"
 
 typedef int (*session_test_fn)(struct session_step *out,
 			       const struct gu_oid *commit, void *payload);

@@ -375,6 +375,81 @@ size_t engine_next_many(struct engine *e, uint32_t *out, size_t want)
 	return n;
 }
 
+/* Insert v into the sorted array a of n values. */
+static void insert_sorted(size_t *a, size_t n, size_t v)
+{
+	size_t i = n;
+
+	while (i > 0 && a[i - 1] > v) {
+		a[i] = a[i - 1];
+		i--;
+	}
+	a[i] = v;
+}
+
+size_t engine_next_more(struct engine *e, const uint32_t *busy, size_t nbusy,
+			uint32_t *out, size_t want)
+{
+	size_t *cut, ncut = 0, n = 0, i, j;
+	uint32_t first;
+
+	if (want == 0 || engine_next(e, &first) != ENGINE_TEST)
+		return 0;
+	for (i = 0; i < nbusy; i++)
+		if (busy[i] < e->n && e->in_c[busy[i]] &&
+		    !e->skipped[busy[i]] && (int64_t)busy[i] != e->bad)
+			ncut++;
+	if (ncut == 0)
+		return engine_next_many(e, out, want);
+	cut = calloc(ncut + want + 2, sizeof(*cut));
+	if (!cut)
+		return 0;
+	/* the weights already probed split [0, N]; fill the widest gaps */
+	cut[0] = 0;
+	ncut = 1;
+	for (i = 0; i < nbusy; i++)
+		if (busy[i] < e->n && e->in_c[busy[i]] &&
+		    !e->skipped[busy[i]] && (int64_t)busy[i] != e->bad)
+			insert_sorted(cut, ncut++, e->weight[busy[i]]);
+	insert_sorted(cut, ncut++, e->nc);
+	while (n < want) {
+		size_t widest = 0, target, best_gap = SIZE_MAX;
+		int64_t best = -1;
+
+		for (j = 1; j < ncut; j++)
+			if (cut[j] - cut[j - 1] > cut[widest + 1] - cut[widest])
+				widest = j - 1;
+		if (cut[widest + 1] - cut[widest] < 2)
+			break;
+		target = (cut[widest] + cut[widest + 1]) / 2;
+		for (i = 0; i < e->n; i++) {
+			size_t w = e->weight[i], gap, k;
+			int taken = 0;
+
+			if (!e->in_c[i] || e->skipped[i] ||
+			    (int64_t)i == e->bad)
+				continue;
+			for (k = 0; k < nbusy; k++)
+				taken |= busy[k] == i;
+			for (k = 0; k < n; k++)
+				taken |= out[k] == i;
+			if (taken)
+				continue;
+			gap = w > target ? w - target : target - w;
+			if (gap < best_gap) {
+				best = (int64_t)i;
+				best_gap = gap;
+			}
+		}
+		if (best < 0)
+			break;
+		out[n++] = (uint32_t)best;
+		insert_sorted(cut, ncut++, e->weight[best]);
+	}
+	free(cut);
+	return n;
+}
+
 size_t engine_candidates(struct engine *e, uint32_t *out, size_t max)
 {
 	size_t i, k = 0;
@@ -392,6 +467,14 @@ size_t engine_candidate_count(struct engine *e)
 	if (refresh(e))
 		return 0;
 	return e->nc;
+}
+
+int engine_is_candidate(struct engine *e, uint32_t commit)
+{
+	if (refresh(e) || commit >= e->n)
+		return 0;
+	return e->in_c[commit] && !e->skipped[commit] &&
+	       (int64_t)commit != e->bad;
 }
 
 size_t engine_weight(struct engine *e, uint32_t commit)

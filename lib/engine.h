@@ -55,9 +55,21 @@ enum engine_state engine_next(struct engine *e, uint32_t *out);
  */
 size_t engine_next_many(struct engine *e, uint32_t *out, size_t want);
 
+/*
+ * Like engine_next_many(), when the busy commits are already being
+ * tested: up to want more commits that fill the widest gaps that the busy
+ * ones (those still untested candidates) leave between weight 0 and N.
+ * With no busy candidate it is engine_next_many().
+ */
+size_t engine_next_more(struct engine *e, const uint32_t *busy, size_t nbusy,
+			uint32_t *out, size_t want);
+
 /* The current candidates (the bad commit included) in rev-list order. */
 size_t engine_candidates(struct engine *e, uint32_t *out, size_t max);
 size_t engine_candidate_count(struct engine *e);
+
+/* 1 when commit is a candidate that has no verdict yet. */
+int engine_is_candidate(struct engine *e, uint32_t commit);
 
 /* ceil(log2(n)): the steps that an ideal bisection of n candidates takes. */
 unsigned engine_estimate_steps(size_t n);

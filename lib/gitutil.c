@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <git2.h>
 
@@ -609,4 +610,56 @@ out:
 	git_commit_free(bc);
 	git_repository_free(repo);
 	return rc;
+}
+
+int gu_tree_hex(struct gu_repo *r, const struct gu_oid *commit,
+		char out[GU_HEXSZ + 1])
+{
+	git_commit *c;
+	git_oid oid;
+
+	memcpy(oid.id, commit->id, sizeof(commit->id));
+	if (git_commit_lookup(&c, r->repo, &oid) < 0)
+		return git_fail(ERR_INPUT, "cannot read commit");
+	git_oid_tostr(out, GU_HEXSZ + 1, git_commit_tree_id(c));
+	git_commit_free(c);
+	return 0;
+}
+
+int gu_open_url(struct gu_repo **out, const char *url, const char *mirror_dir)
+{
+	git_repository *repo = NULL;
+	git_remote *remote = NULL;
+	struct gu_repo *r;
+	char what[4200];
+
+	*out = NULL;
+	if (access(mirror_dir, F_OK) == 0) {
+		if (git_repository_open_bare(&repo, mirror_dir) < 0)
+			return git_fail(ERR_INFRA, "cannot open mirror");
+		snprintf(what, sizeof(what), "cannot fetch '%s'", url);
+		if (git_remote_lookup(&remote, repo, "origin") < 0 ||
+		    git_remote_fetch(remote, NULL, NULL, NULL) < 0) {
+			git_remote_free(remote);
+			git_repository_free(repo);
+			return git_fail(ERR_INPUT, what);
+		}
+		git_remote_free(remote);
+	} else {
+		git_clone_options o;
+
+		git_clone_options_init(&o, GIT_CLONE_OPTIONS_VERSION);
+		o.bare = 1;
+		snprintf(what, sizeof(what), "cannot clone '%s'", url);
+		if (git_clone(&repo, url, mirror_dir, &o) < 0)
+			return git_fail(ERR_INPUT, what);
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		git_repository_free(repo);
+		return err_set(ERR_NOMEM, "out of memory");
+	}
+	r->repo = repo;
+	*out = r;
+	return 0;
 }

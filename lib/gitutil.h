@@ -43,6 +43,14 @@ void gu_shutdown(void);
 /* ERR_INPUT when path is not a repository. Caller frees with gu_close. */
 int gu_open(struct gu_repo **out, const char *path);
 void gu_close(struct gu_repo *r);
+/*
+ * A repository named by URL (https://, git://, file://, ...): cloned bare
+ * into mirror_dir the first time, fetched from then on.
+ */
+int gu_open_url(struct gu_repo **out, const char *url, const char *mirror_dir);
+/* The tree id of a commit, as hex. */
+int gu_tree_hex(struct gu_repo *r, const struct gu_oid *commit,
+		char out[GU_HEXSZ + 1]);
 /* The repository's git directory (borrowed). */
 const char *gu_gitdir(struct gu_repo *r);
 

@@ -91,4 +91,71 @@ int boot_run(struct boot_result *out, const struct recipe *r,
 	     const char *qemu_log);
 void boot_result_release(struct boot_result *b);
 
+/*
+ * What one test of one commit found, as bisection steps, reports and
+ * the coordinator see it.
+ */
+struct session_step {
+	char hex[GU_HEXSZ + 1];
+	enum verdict verdict;
+	char *title;   /* crash title, build error, "" */
+	char *excerpt; /* evidence lines, "" */
+	double seconds, checkout_s, config_s, build_s, boot_s;
+	int exit_code; /* generic mode; -1 otherwise */
+	int runs, runs_failed;
+	char *console_log, *build_log, *log; /* paths or NULL */
+	char *config_path;		     /* the .config used, or NULL */
+	char *config_notes;
+	const char *accel; /* "kvm", "tcg" or NULL; static */
+	const char *role;  /* "bisect", "endpoint", "merge-base", "replay" */
+	size_t candidates; /* candidates left before this step */
+	int cached;	   /* the verdict came from the result cache */
+};
+
+/* Free what a step owns (its strings), not the step itself. */
+void session_step_release(struct session_step *st);
+
+/*
+ * Generic mode: check commit out into worktree and run command there
+ * with sh -c (BISECT_COMMIT set), its output in log.  The exit status
+ * decides as in git bisect run: 0 good, 125 skip, 1-127 bad; 128 and
+ * above, or a signal, is an infra verdict.
+ */
+int steprun_command(struct session_step *st, struct gu_repo *repo,
+		    const char *worktree, const struct gu_oid *commit,
+		    const char *const *argv, const char *log);
+
+/* Kernel mode: the step pipeline, its result moved into st. */
+int steprun_kernel(struct session_step *st, const struct step_spec *spec);
+
+/* A stable directory name for a repository: a hash of its git dir. */
+char *steprun_repo_key(struct gu_repo *repo);
+
+/*
+ * Take dir for this process: lock "DIR.lock" beside it (waiting while
+ * another holds it).  Returns the lock's descriptor or < 0.
+ */
+int steprun_lock_dir(const char *dir);
+
+struct job_assignment;
+
+/* Where a worker keeps its checkouts, builds and step logs. */
+struct steprun_env {
+	const char *cache_dir;	 /* mirrors and work directories */
+	const char *recipe_path; /* colon-separated recipe directories */
+	const char *slot;	 /* work directory suffix, "" for the first */
+	const char *step_dir;	 /* this step's logs */
+	int live;		 /* live indicator on stderr */
+};
+
+/*
+ * Run one assignment from the coordinator: open the repository (a path,
+ * or a URL mirrored under the cache), find the recipe, lock the work
+ * directory, run the step.  Problems with the step itself (an unknown
+ * recipe, a missing commit) become an infra verdict with the reason as
+ * its title; the return value is nonzero only when out of memory.
+ */
+int steprun_assignment(struct session_step *st, const struct job_assignment *a,
+		       const struct steprun_env *env);
+
 #endif

@@ -469,6 +469,82 @@ static void test_engine__many_rounds(void **state)
 	}
 }
 
+/*
+ * Workers that finish at different times: W workers each test one commit
+ * in 1.00-1.09 time units.  When one finishes, its verdict is recorded,
+ * probes that are no longer candidates are dropped (cancelled), and every
+ * idle worker gets a commit from engine_next_more().  The wall time stays
+ * within ceil(log_{W+1} N) + 1 step times, and the culprit is found.
+ */
+static void test_engine__more_async(void **state)
+{
+	const size_t n = 1000;
+	size_t workers, culprit;
+
+	(void)state;
+	for (workers = 1; workers <= 4; workers++) {
+		size_t bound = 1, reach = workers + 1;
+		double worst = 0;
+
+		while (reach < n) {
+			reach *= workers + 1;
+			bound++;
+		}
+		for (culprit = 0; culprit < n - 1; culprit += 13) {
+			struct engine *e = linear(n);
+			uint32_t probe[8], busy[8], more[8], found;
+			double done_at[8], now = 0;
+			int active[8] = { 0 };
+			size_t i, k, nb, seq = 0;
+
+			for (;;) {
+				/* fill idle workers */
+				nb = 0;
+				for (i = 0; i < workers; i++)
+					if (active[i])
+						busy[nb++] = probe[i];
+				k = engine_next_more(e, busy, nb, more,
+						     workers - nb);
+				for (i = 0; i < workers && k > 0; i++)
+					if (!active[i]) {
+						probe[i] = more[--k];
+						active[i] = 1;
+						done_at[i] = now + 1.0 +
+							     (double)(seq++ % 10) / 100;
+					}
+				/* the next worker to finish */
+				k = workers;
+				for (i = 0; i < workers; i++)
+					if (active[i] &&
+					    (k == workers || done_at[i] < done_at[k]))
+						k = i;
+				if (k == workers)
+					break;
+				now = done_at[k];
+				active[k] = 0;
+				engine_mark(e, probe[k],
+					    probe[k] <= culprit ? VERDICT_BAD
+								: VERDICT_GOOD);
+				for (i = 0; i < workers; i++)
+					if (active[i] &&
+					    !engine_is_candidate(e, probe[i]))
+						active[i] = 0;
+			}
+			assert_int_equal(engine_next(e, &found), ENGINE_FOUND);
+			assert_int_equal(found, culprit);
+			engine_free(e);
+			if (now > worst)
+				worst = now;
+		}
+		if (worst > (double)(bound + 1) * 1.1)
+			fail_msg("%zu workers: wall %.2f, bound %zu steps",
+				 workers, worst, bound + 1);
+		print_message("%zu workers: worst wall %.2f step times "
+			      "(bound %zu)\n",
+			      workers, worst, bound + 1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -484,6 +560,7 @@ int main(void)
 		cmocka_unit_test(test_engine__bad_edges),
 		cmocka_unit_test(test_engine__many_split_evenly),
 		cmocka_unit_test(test_engine__many_rounds),
+		cmocka_unit_test(test_engine__more_async),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,763 @@
+/*
+ * The HTTP API.
+ *
+ * Design.  libmicrohttpd runs a thread per connection, so that a
+ * worker's long poll can wait on a condition variable.  Every request is
+ * routed by method and path segments; bodies are collected up to a
+ * limit (413 beyond it) except artifact uploads, which stream into a
+ * temporary file in the state directory while their SHA-256 is computed,
+ * and are renamed into place only when the size and the checksum the
+ * worker announced both hold.  Every error is a JSON object with one
+ * "error" line; nothing a client sends can stop the daemon.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "api.h"
+#include "buf.h"
+#include "digest.h"
+#include "error.h"
+#include "job.h"
+#include "report.h"
+#include "util.h"
+
+struct api {
+	struct MHD_Daemon *d;
+	struct coord *c;
+	struct api_opts o;
+};
+
+/* One request in progress. */
+struct conn {
+	struct buf body;
+	int too_big;
+	/* artifact upload */
+	int upload;
+	int fd;
+	char *tmp, *dest;
+	struct digest *dg;
+	size_t size;
+	long long step;
+	char name[130];
+	int status; /* an error decided before the body arrived */
+	char *error;
+};
+
+void api_token_hash(char out[65], const char *token)
+{
+	digest_sha256_hex(out, token, strlen(token));
+}
+
+static enum MHD_Result reply(struct MHD_Connection *mc, unsigned status,
+			     char *body, const char *type)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	if (!body)
+		body = strdup("{\"error\":\"out of memory\"}");
+	r = MHD_create_response_from_buffer(strlen(body), body,
+					    MHD_RESPMEM_MUST_FREE);
+	MHD_add_response_header(r, "Content-Type", type);
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	ret = MHD_queue_response(mc, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result json_reply(struct MHD_Connection *mc, unsigned status,
+				  char *body)
+{
+	return reply(mc, status, body, "application/json");
+}
+
+static enum MHD_Result error_reply(struct MHD_Connection *mc, unsigned status,
+				   const char *msg)
+{
+	return json_reply(mc, status, job_error_json(msg));
+}
+
+/* The HTTP status for an error code from the store or the scheduler. */
+static unsigned status_for(int rc)
+{
+	switch (rc) {
+	case ERR_INPUT:
+		return MHD_HTTP_UNPROCESSABLE_CONTENT;
+	case ERR_NOTFOUND:
+		return MHD_HTTP_NOT_FOUND;
+	default:
+		return MHD_HTTP_INTERNAL_SERVER_ERROR;
+	}
+}
+
+/* The role of the request's bearer token: "" for none, NULL for a bad one. */
+static const char *token_role(struct api *a, struct MHD_Connection *mc,
+			      char role[16])
+{
+	const char *h = MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
+						    "Authorization");
+	char hash[65];
+	int rc;
+
+	role[0] = '\0';
+	if (!h)
+		return role;
+	if (strncmp(h, "Bearer ", 7) || strlen(h + 7) == 0 ||
+	    strlen(h + 7) > 256)
+		return NULL;
+	api_token_hash(hash, h + 7);
+	pthread_mutex_lock(&a->c->lock);
+	rc = store_token_role(a->c->store, hash, role);
+	pthread_mutex_unlock(&a->c->lock);
+	return rc ? NULL : role;
+}
+
+/* Split the path after /api/v1/ into at most 8 segments. */
+static size_t split(char *path, char **seg, size_t max)
+{
+	size_t n = 0;
+	char *save = NULL, *p;
+
+	for (p = strtok_r(path, "/", &save); p && n < max;
+	     p = strtok_r(NULL, "/", &save))
+		seg[n++] = p;
+	return p ? max + 1 : n;
+}
+
+static int parse_id(const char *s, long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	return !*s || *end || errno || *out <= 0 ? -1 : 0;
+}
+
+static int valid_name(const char *n)
+{
+	size_t len = strlen(n);
+
+	return len > 0 && len <= 128 && n[0] != '.' &&
+	       strspn(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789._-") == len;
+}
+
+/* --- handlers -------------------------------------------------------------- */
+
+static enum MHD_Result get_job(struct api *a, struct MHD_Connection *mc,
+			       long long id)
+{
+	struct store_job j;
+	struct store_step *steps = NULL;
+	size_t n = 0;
+	char *doc = NULL;
+	int rc;
+
+	pthread_mutex_lock(&a->c->lock);
+	rc = store_job_get(a->c->store, id, &j);
+	if (!rc) {
+		rc = store_steps_of_job(a->c->store, id, &steps, &n);
+		if (!rc)
+			doc = report_job(a->c->store, &j, steps, n, 1);
+		store_steps_release(steps, n);
+		store_job_release(&j);
+	}
+	pthread_mutex_unlock(&a->c->lock);
+	if (rc)
+		return error_reply(mc, status_for(rc), err_last());
+	return json_reply(mc, MHD_HTTP_OK, doc);
+}
+
+struct listing {
+	struct store *store;
+	struct buf out;
+	int n;
+};
+
+static int list_one(const struct store_job *j, void *payload)
+{
+	struct listing *l = payload;
+	char *doc = report_job(l->store, j, NULL, 0, 0);
+
+	if (doc)
+		buf_printf(&l->out, "%s%s", l->n++ ? "," : "", doc);
+	free(doc);
+	return 0;
+}
+
+static enum MHD_Result list_jobs(struct api *a, struct MHD_Connection *mc)
+{
+	const char *st =
+		MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "state");
+	const char *lim =
+		MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "limit");
+	const char *bef = MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND,
+						      "before");
+	struct listing l = { .store = a->c->store };
+	long long limit = 100, before = 0;
+	int state = -1, rc;
+
+	if (st && (state = job_state_parse(st)) < 0)
+		return error_reply(mc, MHD_HTTP_BAD_REQUEST,
+				   "unknown state: queued, running, done, "
+				   "failed or cancelled");
+	if ((lim && (parse_id(lim, &limit) || limit > 1000)) ||
+	    (bef && parse_id(bef, &before)))
+		return error_reply(mc, MHD_HTTP_BAD_REQUEST,
+				   "limit must be 1 to 1000 and before a job "
+				   "id");
+	buf_init(&l.out, 64u << 20);
+	buf_puts(&l.out, "{\"jobs\":[");
+	pthread_mutex_lock(&a->c->lock);
+	rc = store_job_list(a->c->store, state, before, (int)limit, list_one,
+			    &l);
+	pthread_mutex_unlock(&a->c->lock);
+	buf_puts(&l.out, "]}");
+	if (rc) {
+		buf_release(&l.out);
+		return error_reply(mc, status_for(rc), err_last());
+	}
+	return json_reply(mc, MHD_HTTP_OK, buf_detach(&l.out));
+}
+
+static enum MHD_Result submit(struct api *a, struct MHD_Connection *mc,
+			      struct conn *cn)
+{
+	long long id = 0;
+	int rc;
+
+	pthread_mutex_lock(&a->c->lock);
+	rc = sched_submit(a->c->sched, buf_str(&cn->body), cn->body.len, &id);
+	pthread_cond_broadcast(&a->c->wake);
+	pthread_mutex_unlock(&a->c->lock);
+	if (rc)
+		return error_reply(mc, status_for(rc), err_last());
+	{
+		char *doc = util_fmt("{\"id\":%lld}", id);
+
+		return json_reply(mc, MHD_HTTP_CREATED, doc);
+	}
+}
+
+static enum MHD_Result cancel(struct api *a, struct MHD_Connection *mc,
+			      long long id)
+{
+	int rc;
+
+	pthread_mutex_lock(&a->c->lock);
+	rc = sched_cancel(a->c->sched, id);
+	pthread_mutex_unlock(&a->c->lock);
+	if (rc == ERR_INPUT)
+		return error_reply(mc, MHD_HTTP_CONFLICT, err_last());
+	if (rc)
+		return error_reply(mc, status_for(rc), err_last());
+	return get_job(a, mc, id);
+}
+
+static enum MHD_Result bisect_log(struct api *a, struct MHD_Connection *mc,
+				  long long id)
+{
+	struct buf out;
+	int rc;
+
+	buf_init(&out, 16u << 20);
+	pthread_mutex_lock(&a->c->lock);
+	rc = sched_bisect_log(a->c->sched, id, &out);
+	pthread_mutex_unlock(&a->c->lock);
+	if (rc) {
+		buf_release(&out);
+		return error_reply(mc, status_for(rc), err_last());
+	}
+	return reply(mc, MHD_HTTP_OK, buf_detach(&out),
+		     "text/plain; charset=utf-8");
+}
+
+static enum MHD_Result get_artifact(struct api *a, struct MHD_Connection *mc,
+				    long long job, long long step,
+				    const char *name)
+{
+	struct store_step st;
+	struct MHD_Response *r;
+	struct stat sb;
+	enum MHD_Result ret;
+	char *path;
+	int rc, fd;
+
+	if (!valid_name(name))
+		return error_reply(mc, MHD_HTTP_BAD_REQUEST,
+				   "artifact names are [A-Za-z0-9._-], not "
+				   "starting with a dot");
+	pthread_mutex_lock(&a->c->lock);
+	rc = store_step_get(a->c->store, step, &st);
+	pthread_mutex_unlock(&a->c->lock);
+	if (rc || st.job != job) {
+		if (!rc)
+			free(st.result);
+		return error_reply(mc, MHD_HTTP_NOT_FOUND, "no such step");
+	}
+	free(st.result);
+	path = util_fmt("%s/artifacts/%lld/%s", a->c->state_dir, step, name);
+	fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	free(path);
+	if (fd < 0 || fstat(fd, &sb)) {
+		if (fd >= 0)
+			close(fd);
+		return error_reply(mc, MHD_HTTP_NOT_FOUND, "no such artifact");
+	}
+	r = MHD_create_response_from_fd((uint64_t)sb.st_size, fd);
+	MHD_add_response_header(r, "Content-Type", "application/octet-stream");
+	ret = MHD_queue_response(mc, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result register_worker(struct api *a, struct MHD_Connection *mc,
+				       struct conn *cn)
+{
+	long long id = 0;
+	int rc;
+
+	pthread_mutex_lock(&a->c->lock);
+	rc = sched_register(a->c->sched, buf_str(&cn->body), cn->body.len, &id);
+	pthread_mutex_unlock(&a->c->lock);
+	if (rc)
+		return error_reply(mc, status_for(rc), err_last());
+	return json_reply(mc, MHD_HTTP_CREATED, util_fmt("{\"id\":%lld}", id));
+}
+
+static void deadline_in(struct timespec *ts, double s)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_sec += (time_t)s;
+	ts->tv_nsec += (long)((s - (double)(time_t)s) * 1e9);
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+static enum MHD_Result poll_work(struct api *a, struct MHD_Connection *mc,
+				 long long worker)
+{
+	const char *w =
+		MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "wait");
+	double wait = w ? atof(w) : 0, end;
+	char *assignment = NULL;
+	int rc;
+
+	if (wait < 0 || wait > a->o.max_poll_s)
+		wait = a->o.max_poll_s;
+	end = util_now() + wait;
+	pthread_mutex_lock(&a->c->lock);
+	for (;;) {
+		struct timespec ts;
+		double left;
+
+		rc = sched_poll(a->c->sched, worker, &assignment);
+		if (rc != ERR_NOTFOUND || !strstr(err_last(), "no step"))
+			break;
+		left = end - util_now();
+		if (left <= 0)
+			break;
+		deadline_in(&ts, left < 1 ? left : 1);
+		pthread_cond_timedwait(&a->c->wake, &a->c->lock, &ts);
+	}
+	pthread_mutex_unlock(&a->c->lock);
+	if (!rc)
+		return json_reply(mc, MHD_HTTP_OK, assignment);
+	if (rc == ERR_NOTFOUND && strstr(err_last(), "unknown worker"))
+		return error_reply(mc, MHD_HTTP_NOT_FOUND, err_last());
+	if (rc == ERR_NOTFOUND)
+		return reply(mc, MHD_HTTP_NO_CONTENT, strdup(""),
+			     "application/json");
+	return error_reply(mc, status_for(rc), err_last());
+}
+
+static enum MHD_Result heartbeat(struct api *a, struct MHD_Connection *mc,
+				 const char *lease)
+{
+	int rc;
+
+	pthread_mutex_lock(&a->c->lock);
+	rc = sched_heartbeat(a->c->sched, lease);
+	pthread_mutex_unlock(&a->c->lock);
+	if (rc == ERR_NOTFOUND)
+		return error_reply(mc, MHD_HTTP_GONE, err_last());
+	if (rc)
+		return error_reply(mc, status_for(rc), err_last());
+	return json_reply(mc, MHD_HTTP_OK, strdup("{\"ok\":true}"));
+}
+
+static enum MHD_Result result(struct api *a, struct MHD_Connection *mc,
+			      struct conn *cn, const char *lease)
+{
+	int rc;
+
+	pthread_mutex_lock(&a->c->lock);
+	rc = sched_result(a->c->sched, lease, buf_str(&cn->body), cn->body.len);
+	pthread_cond_broadcast(&a->c->wake);
+	pthread_mutex_unlock(&a->c->lock);
+	if (rc == ERR_NOTFOUND)
+		return error_reply(mc, MHD_HTTP_CONFLICT, err_last());
+	if (rc)
+		return error_reply(mc, status_for(rc), err_last());
+	return json_reply(mc, MHD_HTTP_OK, strdup("{\"ok\":true}"));
+}
+
+/* First call of an artifact upload: check the lease, open a temp file. */
+static void upload_begin(struct api *a, struct conn *cn, const char *lease,
+			 const char *name)
+{
+	struct store_step st;
+	char *dir;
+	int rc;
+
+	cn->upload = 1;
+	cn->fd = -1;
+	if (!valid_name(name)) {
+		cn->status = MHD_HTTP_BAD_REQUEST;
+		cn->error = strdup("artifact names are [A-Za-z0-9._-], not "
+				   "starting with a dot");
+		return;
+	}
+	pthread_mutex_lock(&a->c->lock);
+	rc = store_lease_find(a->c->store, lease, &st);
+	pthread_mutex_unlock(&a->c->lock);
+	if (rc) {
+		cn->status = MHD_HTTP_CONFLICT;
+		cn->error = strdup("lease expired or step cancelled");
+		return;
+	}
+	free(st.result);
+	cn->step = st.id;
+	snprintf(cn->name, sizeof(cn->name), "%s", name);
+	dir = util_fmt("%s/artifacts/%lld", a->c->state_dir, st.id);
+	cn->dest = util_fmt("%s/%s", dir ? dir : "", name);
+	cn->tmp = util_fmt("%s/.%s.upload", dir ? dir : "", name);
+	if (!dir || !cn->dest || !cn->tmp || util_mkdir_p(dir) ||
+	    (cn->fd = open(cn->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			   0644)) < 0 ||
+	    !(cn->dg = digest_new())) {
+		cn->status = MHD_HTTP_INSUFFICIENT_STORAGE;
+		cn->error = util_fmt("cannot store the artifact: %s",
+				     strerror(errno));
+	}
+	free(dir);
+}
+
+static void upload_data(struct api *a, struct conn *cn, const char *data,
+			size_t len)
+{
+	if (cn->status)
+		return;
+	if (cn->size + len > a->o.max_upload) {
+		cn->status = MHD_HTTP_CONTENT_TOO_LARGE;
+		cn->error = util_fmt("artifact larger than %zu bytes",
+				     a->o.max_upload);
+		return;
+	}
+	digest_update(cn->dg, data, len);
+	cn->size += len;
+	while (len > 0) {
+		ssize_t w = write(cn->fd, data, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			cn->status = MHD_HTTP_INSUFFICIENT_STORAGE;
+			cn->error = util_fmt("cannot store the artifact: %s",
+					     strerror(errno));
+			return;
+		}
+		data += w;
+		len -= (size_t)w;
+	}
+}
+
+static enum MHD_Result upload_end(struct api *a, struct MHD_Connection *mc,
+				  struct conn *cn)
+{
+	const char *want = MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
+						       "X-Content-SHA256");
+	char got[DIGEST_HEXSZ + 1];
+	int rc;
+
+	if (!cn->status && !want) {
+		cn->status = MHD_HTTP_BAD_REQUEST;
+		cn->error = strdup("X-Content-SHA256 header is required");
+	}
+	if (cn->status)
+		return error_reply(mc, cn->status, cn->error ? cn->error : "");
+	digest_finish(cn->dg, got);
+	cn->dg = NULL;
+	if (strcmp(got, want))
+		return error_reply(mc, MHD_HTTP_BAD_REQUEST,
+				   "SHA-256 does not match the content");
+	if (fsync(cn->fd) || close(cn->fd)) {
+		cn->fd = -1;
+		return error_reply(mc, MHD_HTTP_INSUFFICIENT_STORAGE,
+				   "cannot store the artifact");
+	}
+	cn->fd = -1;
+	if (rename(cn->tmp, cn->dest))
+		return error_reply(mc, MHD_HTTP_INSUFFICIENT_STORAGE,
+				   "cannot store the artifact");
+	free(cn->tmp);
+	cn->tmp = NULL; /* nothing to clean up now */
+	pthread_mutex_lock(&a->c->lock);
+	rc = store_artifact_add(a->c->store, cn->step, cn->name,
+				(long long)cn->size, got);
+	pthread_mutex_unlock(&a->c->lock);
+	if (rc)
+		return error_reply(mc, status_for(rc), err_last());
+	return json_reply(mc, MHD_HTTP_CREATED,
+			  util_fmt("{\"name\":\"%s\",\"size\":%zu,"
+				   "\"sha256\":\"%s\"}",
+				   cn->name, cn->size, got));
+}
+
+/* --- routing --------------------------------------------------------------- */
+
+static enum MHD_Result route(struct api *a, struct MHD_Connection *mc,
+			     struct conn *cn, const char *method,
+			     const char *url)
+{
+	char path[1024], role[16], *seg[9];
+	const char *who = token_role(a, mc, role);
+	int is_get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
+	int is_post = !strcmp(method, "POST");
+	long long id, id2;
+	size_t n;
+
+	if (!who)
+		return error_reply(mc, MHD_HTTP_UNAUTHORIZED,
+				   "unknown or malformed bearer token");
+	if (strncmp(url, "/api/v1/", 8) && strcmp(url, "/api/v1"))
+		return error_reply(mc, MHD_HTTP_NOT_FOUND, "no such page");
+	snprintf(path, sizeof(path), "%s", url + 7);
+	n = split(path, seg, 8);
+	if (n > 8)
+		return error_reply(mc, MHD_HTTP_NOT_FOUND, "no such resource");
+	if (cn->too_big)
+		return error_reply(mc, MHD_HTTP_CONTENT_TOO_LARGE,
+				   "request body too large");
+	if (is_get && !a->o.public_read && !*who)
+		return error_reply(mc, MHD_HTTP_UNAUTHORIZED,
+				   "reading needs a token");
+	if (n == 1 && !strcmp(seg[0], "health") && is_get)
+		return json_reply(mc, MHD_HTTP_OK, strdup("{\"ok\":true}"));
+	if (n >= 1 && !strcmp(seg[0], "jobs")) {
+		if (n == 1 && is_get)
+			return list_jobs(a, mc);
+		if (n == 1 && is_post) {
+			if (strcmp(who, "submit"))
+				return error_reply(mc, MHD_HTTP_UNAUTHORIZED,
+						   "submitting needs a submit "
+						   "token");
+			return submit(a, mc, cn);
+		}
+		if (n < 2 || parse_id(seg[1], &id))
+			return error_reply(mc, MHD_HTTP_NOT_FOUND,
+					   "no such job");
+		if (n == 2 && is_get)
+			return get_job(a, mc, id);
+		if (n == 3 && !strcmp(seg[2], "cancel") && is_post) {
+			if (strcmp(who, "submit"))
+				return error_reply(mc, MHD_HTTP_UNAUTHORIZED,
+						   "cancelling needs a submit "
+						   "token");
+			return cancel(a, mc, id);
+		}
+		if (n == 3 && !strcmp(seg[2], "bisect.log") && is_get)
+			return bisect_log(a, mc, id);
+		if (n == 6 && !strcmp(seg[2], "steps") &&
+		    !strcmp(seg[4], "artifacts") && is_get) {
+			if (parse_id(seg[3], &id2))
+				return error_reply(mc, MHD_HTTP_NOT_FOUND,
+						   "no such step");
+			return get_artifact(a, mc, id, id2, seg[5]);
+		}
+	}
+	if (n >= 1 &&
+	    (!strcmp(seg[0], "workers") || !strcmp(seg[0], "leases")) &&
+	    strcmp(who, "worker"))
+		return error_reply(mc, MHD_HTTP_UNAUTHORIZED,
+				   "worker calls need a worker token");
+	if (n == 1 && !strcmp(seg[0], "workers") && is_post)
+		return register_worker(a, mc, cn);
+	if (n == 3 && !strcmp(seg[0], "workers") && !strcmp(seg[2], "poll") &&
+	    is_post) {
+		if (parse_id(seg[1], &id))
+			return error_reply(mc, MHD_HTTP_NOT_FOUND,
+					   "no such worker");
+		return poll_work(a, mc, id);
+	}
+	if (n == 3 && !strcmp(seg[0], "leases") && is_post) {
+		if (!strcmp(seg[2], "heartbeat"))
+			return heartbeat(a, mc, seg[1]);
+		if (!strcmp(seg[2], "result"))
+			return result(a, mc, cn, seg[1]);
+	}
+	return error_reply(mc, MHD_HTTP_NOT_FOUND, "no such resource");
+}
+
+/* An artifact upload: PUT /api/v1/leases/L/artifacts/NAME. */
+static int upload_target(const char *method, const char *url, char *lease,
+			 char *name)
+{
+	const char *p = url + strlen("/api/v1/leases/");
+	const char *slash;
+
+	if (strcmp(method, "PUT") || strncmp(url, "/api/v1/leases/", 15))
+		return 0;
+	slash = strchr(p, '/');
+	if (!slash || slash - p >= 64 || strncmp(slash, "/artifacts/", 11) ||
+	    strlen(slash + 11) >= 129)
+		return 0;
+	memcpy(lease, p, (size_t)(slash - p));
+	lease[slash - p] = '\0';
+	strcpy(name, slash + 11);
+	return 1;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc,
+				  const char *url, const char *method,
+				  const char *version, const char *data,
+				  size_t *size, void **con_cls)
+{
+	struct api *a = cls;
+	struct conn *cn = *con_cls;
+	char lease[64], name[130];
+
+	(void)version;
+	if (!cn) {
+		cn = calloc(1, sizeof(*cn));
+		if (!cn)
+			return MHD_NO;
+		cn->fd = -1;
+		buf_init(&cn->body, a->o.max_body);
+		*con_cls = cn;
+		if (upload_target(method, url, lease, name)) {
+			char role[16];
+			const char *who = token_role(a, mc, role);
+
+			if (!who || strcmp(who, "worker")) {
+				cn->upload = 1;
+				cn->status = MHD_HTTP_UNAUTHORIZED;
+				cn->error = strdup("uploads need a worker "
+						   "token");
+			} else {
+				upload_begin(a, cn, lease, name);
+			}
+		}
+		return MHD_YES;
+	}
+	if (*size) {
+		if (cn->upload)
+			upload_data(a, cn, data, *size);
+		else if (!cn->too_big && buf_put(&cn->body, data, *size))
+			cn->too_big = 1;
+		*size = 0;
+		return MHD_YES;
+	}
+	if (cn->upload)
+		return upload_end(a, mc, cn);
+	return route(a, mc, cn, method, url);
+}
+
+static void on_done(void *cls, struct MHD_Connection *mc, void **con_cls,
+		    enum MHD_RequestTerminationCode toe)
+{
+	struct conn *cn = *con_cls;
+
+	(void)cls;
+	(void)mc;
+	(void)toe;
+	if (!cn)
+		return;
+	if (cn->fd >= 0)
+		close(cn->fd);
+	if (cn->tmp)
+		unlink(cn->tmp); /* a partial or refused upload leaves nothing */
+	if (cn->dg) {
+		char sink[DIGEST_HEXSZ + 1];
+
+		digest_finish(cn->dg, sink);
+	}
+	free(cn->tmp);
+	free(cn->dest);
+	free(cn->error);
+	buf_release(&cn->body);
+	free(cn);
+	*con_cls = NULL;
+}
+
+static void on_log(void *cls, const char *fmt, va_list ap)
+{
+	(void)cls;
+	fprintf(stderr, "bisectd: http: ");
+	vfprintf(stderr, fmt, ap);
+}
+
+int api_start(struct api **out, struct coord *c, const struct api_opts *o)
+{
+	struct sockaddr_in sa;
+	struct api *a = calloc(1, sizeof(*a));
+
+	*out = NULL;
+	if (!a)
+		return err_set(ERR_NOMEM, "out of memory");
+	a->c = c;
+	a->o = *o;
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)o->port);
+	if (inet_pton(AF_INET, o->listen, &sa.sin_addr) != 1) {
+		free(a);
+		return err_set(ERR_INPUT,
+			       "listen address '%s' is not an IPv4 "
+			       "address",
+			       o->listen);
+	}
+	a->d = MHD_start_daemon(
+		MHD_USE_THREAD_PER_CONNECTION |
+			MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG,
+		0, NULL, NULL, on_request, a, MHD_OPTION_EXTERNAL_LOGGER,
+		on_log, a, MHD_OPTION_SOCK_ADDR, &sa,
+		MHD_OPTION_NOTIFY_COMPLETED, on_done, a,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)1000, MHD_OPTION_END);
+	if (!a->d) {
+		free(a);
+		return err_sys(ERR_INFRA, "cannot listen on %s:%d", o->listen,
+			       o->port);
+	}
+	*out = a;
+	return 0;
+}
+
+int api_port(struct api *a)
+{
+	const union MHD_DaemonInfo *i =
+		MHD_get_daemon_info(a->d, MHD_DAEMON_INFO_BIND_PORT);
+
+	return i ? (int)i->port : -1;
+}
+
+void api_stop(struct api *a)
+{
+	if (!a)
+		return;
+	MHD_stop_daemon(a->d);
+	free(a);
+}

@@ -1,0 +1,42 @@
+/*
+ * bisectd's HTTP/JSON API under /api/v1, over libmicrohttpd (the only
+ * file that includes microhttpd.h).
+ */
+#ifndef BISECTD_API_H
+#define BISECTD_API_H
+
+#include <pthread.h>
+#include <stddef.h>
+
+#include "scheduler.h"
+#include "store.h"
+
+/* What the API and the daemon's own loop share; lock guards all of it. */
+struct coord {
+	struct store *store;
+	struct sched *sched;
+	pthread_mutex_t lock;
+	pthread_cond_t wake; /* broadcast when steps may have been queued */
+	const char *state_dir;
+};
+
+struct api_opts {
+	const char *listen; /* address, e.g. 127.0.0.1 */
+	int port;	    /* 0: any free port */
+	int public_read;    /* GETs without a token */
+	size_t max_body;    /* JSON request bodies */
+	size_t max_upload;  /* one artifact */
+	double max_poll_s;  /* the longest long poll */
+};
+
+struct api;
+
+int api_start(struct api **out, struct coord *c, const struct api_opts *o);
+/* The port it listens on (useful with port 0). */
+int api_port(struct api *a);
+void api_stop(struct api *a);
+
+/* Hash a bearer token for the tokens table. */
+void api_token_hash(char out[65], const char *token);
+
+#endif

@@ -1,0 +1,436 @@
+/*
+ * bisectd: the coordinator daemon.
+ *
+ *   bisectd [--config FILE] [--listen ADDR] [--port N] [--state DIR]
+ *           [--recipes PATH] [--lease SECONDS] [--public-read yes|no]
+ *           [--port-file FILE]
+ *   bisectd token add ROLE NAME [--state DIR]
+ *
+ * Flags override the config file.  State (SQLite, mirrors, artifacts)
+ * lives in the state directory; logs go to stderr, which systemd sends
+ * to the journal.  Every second the daemon expires lost leases, replans
+ * unfinished jobs and delivers due webhooks.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api.h"
+#include "buf.h"
+#include "digest.h"
+#include "error.h"
+#include "gitutil.h"
+#include "http.h"
+#include "report.h"
+#include "util.h"
+
+#ifndef DATADIR
+#define DATADIR "/usr/local/share/bisectd"
+#endif
+
+struct config {
+	char listen[64];
+	int port;
+	char state[PATH_MAX];
+	char recipes[PATH_MAX * 2];
+	double lease_s;
+	int public_read;
+	char port_file[PATH_MAX];
+	size_t max_upload_mb;
+	int hook_attempts;
+};
+
+static volatile sig_atomic_t stopping;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void logf_(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "bisectd: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int parse_bool(const char *v, int *out)
+{
+	if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1"))
+		*out = 1;
+	else if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "0"))
+		*out = 0;
+	else
+		return -1;
+	return 0;
+}
+
+/* Apply one setting; the same keys as the long options. */
+static int set_key(struct config *c, const char *k, const char *v)
+{
+	char *end;
+
+	if (!strcmp(k, "listen"))
+		snprintf(c->listen, sizeof(c->listen), "%s", v);
+	else if (!strcmp(k, "port")) {
+		c->port = (int)strtol(v, &end, 10);
+		if (*end || c->port < 0 || c->port > 65535)
+			return err_set(ERR_INPUT, "port must be 0 to 65535");
+	} else if (!strcmp(k, "state"))
+		snprintf(c->state, sizeof(c->state), "%s", v);
+	else if (!strcmp(k, "recipes"))
+		snprintf(c->recipes, sizeof(c->recipes), "%s", v);
+	else if (!strcmp(k, "lease")) {
+		c->lease_s = strtod(v, &end);
+		if (*end || c->lease_s < 1 || c->lease_s > 3600)
+			return err_set(ERR_INPUT,
+				       "lease must be 1 to 3600 seconds");
+	} else if (!strcmp(k, "public-read")) {
+		if (parse_bool(v, &c->public_read))
+			return err_set(ERR_INPUT, "public-read is yes or no");
+	} else if (!strcmp(k, "port-file"))
+		snprintf(c->port_file, sizeof(c->port_file), "%s", v);
+	else if (!strcmp(k, "max-upload-mb")) {
+		c->max_upload_mb = strtoul(v, &end, 10);
+		if (*end || c->max_upload_mb < 1)
+			return err_set(ERR_INPUT, "max-upload-mb must be a "
+						  "positive number");
+	} else
+		return err_set(ERR_INPUT, "unknown setting '%s'", k);
+	return 0;
+}
+
+/* "key = value" lines; # starts a comment. */
+static int read_config(struct config *c, const char *path)
+{
+	struct buf text;
+	char *line, *save = NULL;
+	int lineno = 0, rc;
+
+	buf_init(&text, 1 << 20);
+	if ((rc = buf_read_file(&text, path))) {
+		buf_release(&text);
+		return err_wrap(ERR_INPUT, "config '%s'", path);
+	}
+	for (line = strtok_r(text.ptr ? text.ptr : (char *)"", "\n", &save);
+	     line; line = strtok_r(NULL, "\n", &save)) {
+		char *eq, *k, *v, *e;
+
+		lineno++;
+		line += strspn(line, " \t");
+		if (!*line || *line == '#')
+			continue;
+		eq = strchr(line, '=');
+		if (!eq) {
+			rc = err_set(ERR_INPUT,
+				     "config '%s' line %d: expected key = "
+				     "value",
+				     path, lineno);
+			break;
+		}
+		*eq = '\0';
+		k = line;
+		v = eq + 1 + strspn(eq + 1, " \t");
+		for (e = eq - 1; e >= k && (*e == ' ' || *e == '\t'); e--)
+			*e = '\0';
+		for (e = v + strlen(v) - 1; e >= v && (*e == ' ' || *e == '\t');
+		     e--)
+			*e = '\0';
+		if ((rc = set_key(c, k, v))) {
+			rc = err_wrap(ERR_INPUT, "config '%s' line %d", path,
+				      lineno);
+			break;
+		}
+	}
+	buf_release(&text);
+	return rc;
+}
+
+static void default_state(struct config *c)
+{
+	char *cache = util_cache_dir();
+
+	snprintf(c->state, sizeof(c->state), "%s/coordinator",
+		 cache ? cache : ".");
+	free(cache);
+}
+
+static void default_recipes(struct config *c)
+{
+	char exe[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	exe[n > 0 ? n : 0] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(c->recipes, sizeof(c->recipes), "%s/../recipes:%s/recipes",
+		 exe, DATADIR);
+}
+
+static int open_store(struct store **st, const char *state)
+{
+	char *db;
+	int rc = util_mkdir_p(state);
+
+	if (rc)
+		return rc;
+	db = util_fmt("%s/state.db", state);
+	if (!db)
+		return err_set(ERR_NOMEM, "out of memory");
+	rc = store_open(st, db);
+	free(db);
+	return rc;
+}
+
+/* bisectd token add ROLE NAME: print a new token, keep its hash. */
+static int cmd_token(struct config *c, int argc, char **argv)
+{
+	char token[65], hash[65];
+	struct store *st;
+	int rc;
+
+	if (argc != 4 || strcmp(argv[1], "add") ||
+	    (strcmp(argv[2], "submit") && strcmp(argv[2], "worker") &&
+	     strcmp(argv[2], "read"))) {
+		fprintf(stderr, "usage: bisectd [--state DIR] token add "
+				"submit|worker|read NAME\n");
+		return 2;
+	}
+	if ((rc = digest_random_hex(token, 32)) ||
+	    (rc = open_store(&st, c->state))) {
+		fprintf(stderr, "bisectd: %s\n", err_last());
+		return 3;
+	}
+	api_token_hash(hash, token);
+	rc = store_token_add(st, hash, argv[2], argv[3]);
+	store_close(st);
+	if (rc) {
+		fprintf(stderr, "bisectd: %s\n", err_last());
+		return 3;
+	}
+	printf("%s\n", token);
+	return 0;
+}
+
+/* POST finished jobs to their callbacks; back off 2^n s up to 5 min. */
+static void deliver_hooks(struct coord *co, int max_attempts)
+{
+	long long *ids = NULL;
+	size_t n = 0, i;
+
+	pthread_mutex_lock(&co->lock);
+	store_hooks_due(co->store, store_time(), &ids, &n);
+	pthread_mutex_unlock(&co->lock);
+	for (i = 0; i < n && !stopping; i++) {
+		struct store_job j;
+		struct store_step *steps = NULL;
+		size_t ns = 0;
+		char *doc = NULL, *url = NULL, why[512] = "";
+		int attempts;
+		long status = 0;
+
+		pthread_mutex_lock(&co->lock);
+		if (!store_job_get(co->store, ids[i], &j)) {
+			if (!store_steps_of_job(co->store, j.id, &steps, &ns))
+				doc = report_job(co->store, &j, steps, ns, 1);
+			url = j.callback ? strdup(j.callback) : NULL;
+			attempts = j.hook_attempts;
+			store_steps_release(steps, ns);
+			store_job_release(&j);
+		} else {
+			attempts = 0;
+		}
+		pthread_mutex_unlock(&co->lock);
+		if (doc && url) {
+			struct http_req r = { .method = "POST",
+					      .url = url,
+					      .body = doc,
+					      .len = strlen(doc),
+					      .timeout_s = 10 };
+
+			if (http_do(&r, &status, NULL))
+				snprintf(why, sizeof(why), "%s", err_last());
+			else if (status < 200 || status > 299)
+				snprintf(why, sizeof(why), "HTTP status %ld",
+					 status);
+		} else {
+			snprintf(why, sizeof(why), "cannot build the result");
+		}
+		attempts++;
+		pthread_mutex_lock(&co->lock);
+		if (!why[0]) {
+			store_hook_update(co->store, ids[i], "delivered",
+					  attempts, 0, NULL);
+			logf_("job %lld: webhook delivered", ids[i]);
+		} else {
+			double delay =
+				attempts >= 9 ? 300 : (double)(1 << attempts);
+
+			store_hook_update(co->store, ids[i],
+					  attempts >= max_attempts ? "failed"
+								   : "pending",
+					  attempts, store_time() + delay, why);
+			logf_("job %lld: webhook attempt %d failed: %s", ids[i],
+			      attempts, why);
+		}
+		pthread_mutex_unlock(&co->lock);
+		free(doc);
+		free(url);
+	}
+	free(ids);
+}
+
+static int usage(void)
+{
+	fprintf(stderr,
+		"usage: bisectd [--config FILE] [--listen ADDR] [--port N] "
+		"[--state DIR]\n"
+		"               [--recipes PATH] [--lease SECONDS] "
+		"[--public-read yes|no]\n"
+		"               [--port-file FILE]\n"
+		"       bisectd [--state DIR] token add submit|worker|read "
+		"NAME\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'C' },
+		{ "listen", required_argument, NULL, 'l' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "state", required_argument, NULL, 's' },
+		{ "recipes", required_argument, NULL, 'r' },
+		{ "lease", required_argument, NULL, 'L' },
+		{ "public-read", required_argument, NULL, 'P' },
+		{ "port-file", required_argument, NULL, 'f' },
+		{ "max-upload-mb", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char *const keys[] = {
+		['l'] = "listen",    ['p'] = "port",
+		['s'] = "state",     ['r'] = "recipes",
+		['L'] = "lease",     ['P'] = "public-read",
+		['f'] = "port-file", ['m'] = "max-upload-mb",
+	};
+	struct config c = { .listen = "127.0.0.1",
+			    .port = 8070,
+			    .lease_s = 60,
+			    .public_read = 1,
+			    .max_upload_mb = 512,
+			    .hook_attempts = 10 };
+	struct coord co = { .lock = PTHREAD_MUTEX_INITIALIZER,
+			    .wake = PTHREAD_COND_INITIALIZER };
+	struct sched_opts so = { 0 };
+	struct api_opts ao;
+	struct api *api = NULL;
+	const char *config = NULL;
+	char *flags[128] = { 0 };
+	struct sigaction sa;
+	int opt, rc, i;
+
+	default_state(&c);
+	default_recipes(&c);
+	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		if (opt == 'C')
+			config = optarg;
+		else if (opt > 0 && opt < 128 &&
+			 (size_t)opt < sizeof(keys) / sizeof(keys[0]) &&
+			 keys[opt])
+			flags[opt] = optarg;
+		else
+			return usage();
+	}
+	if ((config || access("/etc/bisectd.conf", R_OK) == 0) &&
+	    read_config(&c, config ? config : "/etc/bisectd.conf")) {
+		fprintf(stderr, "bisectd: %s\n", err_last());
+		return 2;
+	}
+	for (i = 0; i < 128; i++)
+		if (flags[i] && set_key(&c, keys[i], flags[i])) {
+			fprintf(stderr, "bisectd: --%s: %s\n", keys[i],
+				err_last());
+			return 2;
+		}
+	if (optind < argc && !strcmp(argv[optind], "token"))
+		return cmd_token(&c, argc - optind, argv + optind);
+	if (optind < argc)
+		return usage();
+
+	if (gu_init() || http_global_init() || open_store(&co.store, c.state)) {
+		fprintf(stderr, "bisectd: %s\n", err_last());
+		return 3;
+	}
+	co.state_dir = c.state;
+	so.state_dir = c.state;
+	so.recipe_path = c.recipes;
+	so.lease_s = c.lease_s;
+	so.max_attempts = 3;
+	so.live_window = c.lease_s + 60;
+	if (sched_open(&co.sched, co.store, &so)) {
+		fprintf(stderr, "bisectd: %s\n", err_last());
+		return 3;
+	}
+	ao.listen = c.listen;
+	ao.port = c.port;
+	ao.public_read = c.public_read;
+	ao.max_body = 1u << 20;
+	ao.max_upload = c.max_upload_mb << 20;
+	ao.max_poll_s = 30;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	/* resume what a previous run left: leases, plans */
+	pthread_mutex_lock(&co.lock);
+	rc = sched_tick_all(co.sched);
+	pthread_mutex_unlock(&co.lock);
+	if (rc)
+		logf_("resuming jobs: %s", err_last());
+	if (api_start(&api, &co, &ao)) {
+		fprintf(stderr, "bisectd: %s\n", err_last());
+		return 3;
+	}
+	logf_("listening on %s:%d, state in %s", c.listen, api_port(api),
+	      c.state);
+	if (c.port_file[0]) {
+		char port[16];
+
+		snprintf(port, sizeof(port), "%d\n", api_port(api));
+		util_write_atomic(c.port_file, port, strlen(port));
+	}
+	while (!stopping) {
+		struct timespec ts = { 1, 0 };
+
+		nanosleep(&ts, NULL);
+		pthread_mutex_lock(&co.lock);
+		if (sched_tick_all(co.sched))
+			logf_("scheduling: %s", err_last());
+		pthread_cond_broadcast(&co.wake);
+		pthread_mutex_unlock(&co.lock);
+		deliver_hooks(&co, c.hook_attempts);
+	}
+	logf_("stopping");
+	api_stop(api);
+	sched_close(co.sched);
+	store_close(co.store);
+	gu_shutdown();
+	return 0;
+}

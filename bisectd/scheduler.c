@@ -1,0 +1,1071 @@
+/*
+ * The scheduler.
+ *
+ * Design.  sched_tick() replans a job from scratch: it reads the job's
+ * request and all its steps from the store and walks the phases that
+ * session.c describes for one machine, in parallel where they allow it:
+ *
+ *   checks     the merge base of each good commit that is not an
+ *              ancestor of bad (as git does), and in kernel mode the
+ *              endpoints (bad must fail, every good must pass); all of
+ *              these may run at once
+ *   bisect     the engine, rebuilt from the graph and every verdict so
+ *              far; probes that are no longer candidates are cancelled,
+ *              and idle slots get engine_next_more() picks that split
+ *              what the running probes leave
+ *
+ * A commit is never tested twice for the same question: any step's
+ * verdict on a commit counts for every role, and before a step is queued
+ * the result cache is asked, keyed by the commit's tree, the recipe (its
+ * file and the fragments and base config it names), the test, the runs
+ * and the command.  An infra verdict is retried once; a second one fails
+ * the job, as a verdict is never guessed.
+ *
+ * Because every decision comes from the store, the daemon can die at any
+ * point and the next tick decides the same; a job is ended by a
+ * conditional update, so it is never finished twice.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "digest.h"
+#include "engine.h"
+#include "error.h"
+#include "gitutil.h"
+#include "job.h"
+#include "recipe.h"
+#include "scheduler.h"
+#include "util.h"
+#include "verdict.h"
+
+/* What the scheduler keeps per job: parsed request, repository, graph. */
+struct jobc {
+	long long id;
+	struct job_spec spec;
+	struct gu_repo *repo;
+	char recipe_key[DIGEST_HEXSZ + 1];
+	int have_graph;
+	struct gu_graph graph;
+	char graph_goods[JOB_MAX_GOODS * 2][GU_HEXSZ + 1];
+	size_t ngraph_goods;
+	struct jobc *next;
+};
+
+struct sched {
+	struct store *store;
+	struct sched_opts o;
+	char *state_dir, *recipe_path;
+	struct jobc *jobs;
+};
+
+int sched_open(struct sched **out, struct store *st, const struct sched_opts *o)
+{
+	struct sched *s = calloc(1, sizeof(*s));
+
+	*out = NULL;
+	if (!s)
+		return err_set(ERR_NOMEM, "out of memory");
+	s->store = st;
+	s->o = *o;
+	s->state_dir = strdup(o->state_dir);
+	s->recipe_path = strdup(o->recipe_path ? o->recipe_path : "");
+	if (!s->state_dir || !s->recipe_path) {
+		sched_close(s);
+		return err_set(ERR_NOMEM, "out of memory");
+	}
+	if (s->o.lease_s <= 0)
+		s->o.lease_s = 60;
+	if (s->o.max_attempts <= 0)
+		s->o.max_attempts = 3;
+	if (s->o.live_window <= 0)
+		s->o.live_window = 90;
+	*out = s;
+	return 0;
+}
+
+static void jobc_free(struct jobc *j)
+{
+	job_spec_release(&j->spec);
+	gu_close(j->repo);
+	gu_graph_release(&j->graph);
+	free(j);
+}
+
+void sched_close(struct sched *s)
+{
+	if (!s)
+		return;
+	while (s->jobs) {
+		struct jobc *n = s->jobs->next;
+
+		jobc_free(s->jobs);
+		s->jobs = n;
+	}
+	free(s->state_dir);
+	free(s->recipe_path);
+	free(s);
+}
+
+/* Open a job's repository: a path, or a URL mirrored in the state dir. */
+static int open_repo(struct sched *s, const char *repo, struct gu_repo **out)
+{
+	char hex[DIGEST_HEXSZ + 1], *dir;
+	int rc;
+
+	if (!strstr(repo, "://"))
+		return gu_open(out, repo);
+	digest_sha256_hex(hex, repo, strlen(repo));
+	dir = util_fmt("%s/repos/%.16s.git", s->state_dir, hex);
+	if (!dir)
+		return err_set(ERR_NOMEM, "out of memory");
+	rc = util_mkdir_p(s->state_dir);
+	if (!rc)
+		rc = gu_open_url(out, repo, dir);
+	free(dir);
+	return rc;
+}
+
+/* Hash the recipe and every file it reads its config from. */
+static int recipe_key(struct sched *s, const char *name, char *out)
+{
+	char path[4096];
+	struct recipe r;
+	struct digest *d;
+	size_t i;
+	int rc;
+
+	rc = recipe_find(path, sizeof(path), name, s->recipe_path);
+	if (!rc)
+		rc = recipe_load(&r, path);
+	if (rc)
+		return err_wrap(ERR_INPUT, "recipe '%s'", name);
+	d = digest_new();
+	if (!d) {
+		recipe_release(&r);
+		return err_set(ERR_NOMEM, "out of memory");
+	}
+	digest_update(d, r.text, strlen(r.text));
+	for (i = 0; i < r.nfragments; i++) {
+		char fh[DIGEST_HEXSZ + 1];
+
+		if (digest_file_hex(fh, r.fragments[i]) == 0)
+			digest_update(d, fh, strlen(fh));
+	}
+	if (strchr(r.base, '/')) {
+		char bh[DIGEST_HEXSZ + 1];
+
+		if (digest_file_hex(bh, r.base) == 0)
+			digest_update(d, bh, strlen(bh));
+	}
+	digest_finish(d, out);
+	recipe_release(&r);
+	return 0;
+}
+
+static struct jobc *find_jobc(struct sched *s, long long id)
+{
+	struct jobc *j;
+
+	for (j = s->jobs; j; j = j->next)
+		if (j->id == id)
+			return j;
+	return NULL;
+}
+
+static void drop_jobc(struct sched *s, long long id)
+{
+	struct jobc **p;
+
+	for (p = &s->jobs; *p; p = &(*p)->next)
+		if ((*p)->id == id) {
+			struct jobc *dead = *p;
+
+			*p = dead->next;
+			jobc_free(dead);
+			return;
+		}
+}
+
+/* The scheduler's view of a job, loaded from the store on first use. */
+static int get_jobc(struct sched *s, long long id, const char *spec,
+		    struct jobc **out)
+{
+	struct jobc *j = find_jobc(s, id);
+	int rc;
+
+	if (j) {
+		*out = j;
+		return 0;
+	}
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return err_set(ERR_NOMEM, "out of memory");
+	j->id = id;
+	rc = job_spec_parse(&j->spec, spec, strlen(spec));
+	if (!rc)
+		rc = open_repo(s, j->spec.repo, &j->repo);
+	if (!rc && j->spec.recipe)
+		rc = recipe_key(s, j->spec.recipe, j->recipe_key);
+	if (rc) {
+		jobc_free(j);
+		return rc;
+	}
+	j->next = s->jobs;
+	s->jobs = j;
+	*out = j;
+	return 0;
+}
+
+int sched_submit(struct sched *s, const char *body, size_t len, long long *id)
+{
+	struct job_spec spec;
+	struct gu_repo *repo = NULL;
+	char hex[GU_HEXSZ + 1], key[DIGEST_HEXSZ + 1], *canon = NULL;
+	struct gu_oid oid;
+	size_t i;
+	int rc;
+
+	rc = job_spec_parse(&spec, body, len);
+	if (rc)
+		return rc;
+	rc = open_repo(s, spec.repo, &repo);
+	if (rc)
+		goto out;
+		/* revisions become commit ids: the job means what they meant now */
+#define RESOLVE(field)                                                         \
+	do {                                                                   \
+		if ((rc = gu_resolve(repo, field, &oid)))                      \
+			goto out;                                              \
+		gu_oid_hex(hex, &oid);                                         \
+		free(field);                                                   \
+		if (!(field = strdup(hex))) {                                  \
+			rc = err_set(ERR_NOMEM, "out of memory");              \
+			goto out;                                              \
+		}                                                              \
+	} while (0)
+	if (spec.bad)
+		RESOLVE(spec.bad);
+	if (spec.commit)
+		RESOLVE(spec.commit);
+	for (i = 0; i < spec.ngood; i++)
+		RESOLVE(spec.good[i]);
+#undef RESOLVE
+	if (spec.recipe && (rc = recipe_key(s, spec.recipe, key)))
+		goto out;
+	canon = job_spec_dump(&spec);
+	if (!canon) {
+		rc = err_set(ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	rc = store_job_insert(s->store, id, spec.type, canon, spec.callback);
+	if (!rc)
+		rc = sched_tick(s, *id);
+out:
+	free(canon);
+	gu_close(repo);
+	job_spec_release(&spec);
+	return rc;
+}
+
+/* --- planning ------------------------------------------------------------ */
+
+struct plan {
+	struct sched *s;
+	struct jobc *jc;
+	struct store_step *steps;
+	size_t nsteps;
+	int slots;  /* steps this job may have running */
+	int active; /* queued or leased steps */
+	int round;  /* the round a step queued now belongs to */
+	int ended;
+};
+
+struct cstat {
+	enum verdict verdict; /* the latest good/bad/skip, or NONE */
+	int infra;	      /* infra verdicts */
+	int pending;	      /* queued or leased steps */
+	const char *title;    /* of the infra result */
+};
+
+static void commit_status(const struct plan *p, const char *hex,
+			  struct cstat *cs)
+{
+	size_t i;
+
+	memset(cs, 0, sizeof(*cs));
+	for (i = 0; i < p->nsteps; i++) {
+		const struct store_step *st = &p->steps[i];
+		enum verdict v;
+
+		if (strcmp(st->hex, hex))
+			continue;
+		if (st->state == STEP_QUEUED || st->state == STEP_LEASED) {
+			cs->pending++;
+			continue;
+		}
+		if (st->state != STEP_DONE)
+			continue;
+		v = verdict_parse(st->verdict);
+		if (v == VERDICT_INFRA)
+			cs->infra++;
+		else if (v != VERDICT_NONE)
+			cs->verdict = v;
+	}
+}
+
+static int end_job(struct plan *p, int state, const char *result,
+		   const char *culprit, const char *reason)
+{
+	int rc = store_job_end(p->s->store, p->jc->id, state, result, culprit,
+			       reason);
+
+	if (rc < 0)
+		return rc;
+	p->ended = 1;
+	return store_job_cancel_steps(p->s->store, p->jc->id);
+}
+
+static int end_failed(struct plan *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int end_failed(struct plan *p, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return end_job(p, JOB_FAILED, "error", NULL, msg);
+}
+
+static int cache_key(struct plan *p, const char *hex, char *out)
+{
+	const struct job_spec *sp = &p->jc->spec;
+	char tree[GU_HEXSZ + 1];
+	struct gu_oid oid;
+	char *text;
+	int rc;
+
+	if ((rc = gu_oid_parse(&oid, hex)) ||
+	    (rc = gu_tree_hex(p->jc->repo, &oid, tree)))
+		return rc;
+	text = util_fmt("bisectd-step-1\n%s\n%s\n%s\n%d\n%s\n%s\n",
+			sp->command ? "command" : "kernel", tree,
+			p->jc->recipe_key, sp->runs,
+			sp->command ? sp->command : "",
+			sp->test ? sp->test : "");
+	if (!text)
+		return err_set(ERR_NOMEM, "out of memory");
+	digest_sha256_hex(out, text, strlen(text));
+	free(text);
+	return 0;
+}
+
+/* Append a step to the plan's copy, so that later decisions see it. */
+static int remember(struct plan *p, long long id)
+{
+	struct store_step *n =
+		realloc(p->steps, (p->nsteps + 1) * sizeof(*p->steps));
+
+	if (!n)
+		return err_set(ERR_NOMEM, "out of memory");
+	p->steps = n;
+	return store_step_get(p->s->store, id, &p->steps[p->nsteps++]);
+}
+
+/*
+ * Queue a step for hex, or answer it from the cache.  Returns the cached
+ * verdict (> 0), 0 when queued, < 0 on error.
+ */
+static int enqueue(struct plan *p, const char *hex, const char *role,
+		   long long candidates)
+{
+	char key[DIGEST_HEXSZ + 1], verdict[8], *result = NULL;
+	long long id;
+	int rc;
+
+	if ((rc = cache_key(p, hex, key)))
+		return rc;
+	rc = store_cache_get(p->s->store, key, verdict, &result);
+	if (rc && rc != ERR_NOTFOUND)
+		return rc;
+	rc = store_step_insert(p->s->store, &id, p->jc->id, hex, role, p->round,
+			       candidates, key);
+	if (!rc && result)
+		rc = store_step_done(p->s->store, id, verdict, result, 1);
+	free(result);
+	if (!rc)
+		rc = remember(p, id);
+	if (rc)
+		return rc;
+	if (!p->steps[p->nsteps - 1].verdict[0]) {
+		p->active++;
+		return 0;
+	}
+	return (int)verdict_parse(verdict);
+}
+
+/*
+ * The verdict on hex for a check, queueing a step when there is none and
+ * a slot is free.  VERDICT_NONE while waiting; < 0 when the job ended.
+ */
+static int need(struct plan *p, const char *hex, const char *role)
+{
+	struct cstat cs;
+
+	commit_status(p, hex, &cs);
+	if (cs.verdict != VERDICT_NONE)
+		return cs.verdict;
+	if (cs.infra >= 2) {
+		end_failed(p, "infrastructure failure testing %.12s twice",
+			   hex);
+		return -1;
+	}
+	if (cs.pending || p->active >= p->slots)
+		return VERDICT_NONE;
+	return enqueue(p, hex, role, 0);
+}
+
+static int plan_test(struct plan *p)
+{
+	int v = need(p, p->jc->spec.commit, "test");
+
+	if (v <= 0)
+		return v < 0 && !p->ended ? v : 0;
+	return end_job(p, JOB_DONE, verdict_name((enum verdict)v), NULL, NULL) <
+			       0
+		       ? ERR_INFRA
+		       : 0;
+}
+
+/*
+ * The checks before bisecting: merge bases and endpoints.  Fills goods
+ * with the good commits to bisect from; returns 1 when all checks have
+ * verdicts, 0 while waiting, < 0 when the job ended or failed.
+ */
+static int plan_checks(struct plan *p, char goods[][GU_HEXSZ + 1],
+		       size_t *ngoods)
+{
+	const struct job_spec *sp = &p->jc->spec;
+	struct gu_oid bad, g, mb;
+	char mhex[GU_HEXSZ + 1];
+	int waiting = 0, v, rc;
+	size_t i;
+
+	*ngoods = 0;
+	gu_oid_parse(&bad, sp->bad);
+	if (sp->check_endpoints) {
+		v = need(p, sp->bad, "endpoint");
+		if (v < 0)
+			return v;
+		if (v == 0)
+			waiting = 1;
+		else if (v != VERDICT_BAD)
+			return end_failed(p,
+					  "the bad commit %.12s does not fail: "
+					  "nothing to bisect (verdict %s)",
+					  sp->bad,
+					  verdict_name((enum verdict)v));
+	}
+	for (i = 0; i < sp->ngood; i++) {
+		gu_oid_parse(&g, sp->good[i]);
+		if (gu_oid_equal(&g, &bad))
+			return end_failed(p,
+					  "good and bad are the same commit "
+					  "%.12s",
+					  sp->bad);
+		if (sp->check_endpoints) {
+			v = need(p, sp->good[i], "endpoint");
+			if (v < 0)
+				return v;
+			if (v == 0)
+				waiting = 1;
+			else if (v != VERDICT_GOOD)
+				return end_failed(
+					p,
+					"the good commit %.12s does not pass "
+					"(verdict %s)",
+					sp->good[i],
+					verdict_name((enum verdict)v));
+		}
+		rc = gu_is_ancestor(p->jc->repo, &g, &bad);
+		if (rc < 0)
+			return rc;
+		if (rc == 1) {
+			snprintf(goods[(*ngoods)++], GU_HEXSZ + 1, "%s",
+				 sp->good[i]);
+			continue;
+		}
+		rc = gu_merge_base(p->jc->repo, &g, &bad, &mb);
+		if (rc == ERR_NOTFOUND)
+			return end_failed(p,
+					  "good commit %.12s shares no history "
+					  "with bad commit %.12s",
+					  sp->good[i], sp->bad);
+		if (rc)
+			return rc;
+		if (gu_oid_equal(&mb, &bad))
+			return end_failed(
+				p,
+				"bad commit %.12s is an ancestor of "
+				"good commit %.12s: did you swap good "
+				"and bad?",
+				sp->bad, sp->good[i]);
+		gu_oid_hex(mhex, &mb);
+		v = need(p, mhex, "merge-base");
+		if (v < 0)
+			return v;
+		if (v == 0)
+			waiting = 1;
+		else if (v == VERDICT_BAD)
+			return end_failed(p,
+					  "the merge base %.12s is bad: the "
+					  "regression was fixed between %.12s "
+					  "and %.12s, not introduced",
+					  mhex, mhex, sp->good[i]);
+		else if (v == VERDICT_GOOD)
+			snprintf(goods[(*ngoods)++], GU_HEXSZ + 1, "%s", mhex);
+		/* a skipped merge base adds no good commit, as in git */
+	}
+	return !waiting;
+}
+
+static int load_graph(struct plan *p, char goods[][GU_HEXSZ + 1], size_t n)
+{
+	struct jobc *jc = p->jc;
+	struct gu_oid bad, g[JOB_MAX_GOODS * 2];
+	size_t i;
+	int same = jc->have_graph && jc->ngraph_goods == n;
+
+	for (i = 0; same && i < n; i++)
+		same = !strcmp(jc->graph_goods[i], goods[i]);
+	if (same)
+		return 0;
+	gu_graph_release(&jc->graph);
+	jc->have_graph = 0;
+	gu_oid_parse(&bad, jc->spec.bad);
+	for (i = 0; i < n; i++) {
+		gu_oid_parse(&g[i], goods[i]);
+		memcpy(jc->graph_goods[i], goods[i], GU_HEXSZ + 1);
+	}
+	jc->ngraph_goods = n;
+	if (gu_graph_load(&jc->graph, jc->repo, &bad, g, n))
+		return -1;
+	jc->have_graph = 1;
+	return 0;
+}
+
+static struct engine *make_engine(struct plan *p)
+{
+	const struct gu_graph *g = &p->jc->graph;
+	struct engine *e;
+	struct gu_oid bad;
+	size_t i;
+	long idx;
+
+	if (engine_new(&e, g->n))
+		return NULL;
+	for (i = 0; i < g->nedges; i++)
+		engine_add_parent(e, g->edge_child[i], g->edge_parent[i]);
+	gu_oid_parse(&bad, p->jc->spec.bad);
+	engine_mark(e, (uint32_t)gu_graph_find(g, &bad), VERDICT_BAD);
+	for (i = 0; i < p->nsteps; i++) {
+		struct gu_oid oid;
+		enum verdict v = verdict_parse(p->steps[i].verdict);
+
+		if (p->steps[i].state != STEP_DONE || v == VERDICT_INFRA ||
+		    v == VERDICT_NONE)
+			continue;
+		gu_oid_parse(&oid, p->steps[i].hex);
+		idx = gu_graph_find(g, &oid);
+		if (idx >= 0)
+			engine_mark(e, (uint32_t)idx, v);
+	}
+	return e;
+}
+
+static int finish_bisect(struct plan *p, struct engine *e, enum engine_state st,
+			 uint32_t pick)
+{
+	const struct gu_graph *g = &p->jc->graph;
+	char hex[GU_HEXSZ + 1];
+	struct buf why;
+	uint32_t *idx;
+	size_t n, i;
+	int rc;
+
+	if (st == ENGINE_FOUND) {
+		gu_oid_hex(hex, &g->oids[pick]);
+		return end_job(p, JOB_DONE, "found", hex, NULL);
+	}
+	if (st == ENGINE_NOTHING)
+		return end_failed(p, "no commit left to test");
+	n = engine_candidate_count(e);
+	idx = calloc(n ? n : 1, sizeof(*idx));
+	if (!idx)
+		return err_set(ERR_NOMEM, "out of memory");
+	n = engine_candidates(e, idx, n);
+	buf_init(&why, 1 << 20);
+	buf_puts(&why, "only skipped commits left; the first bad commit is "
+		       "one of:");
+	for (i = 0; i < n; i++) {
+		gu_oid_hex(hex, &g->oids[idx[i]]);
+		buf_printf(&why, " %s", hex);
+	}
+	free(idx);
+	rc = end_job(p, JOB_DONE, "ambiguous", NULL, buf_str(&why));
+	buf_release(&why);
+	return rc;
+}
+
+static int plan_bisect(struct plan *p)
+{
+	char goods[JOB_MAX_GOODS * 2][GU_HEXSZ + 1];
+	size_t ngoods, i;
+	int rc;
+
+	rc = plan_checks(p, goods, &ngoods);
+	if (rc <= 0 || p->ended)
+		return rc < 0 && !p->ended ? rc : 0;
+	if (ngoods == 0)
+		return end_failed(p, "no good commit left after the merge "
+				     "base checks");
+	if (load_graph(p, goods, ngoods))
+		return ERR_INFRA;
+	if (p->jc->graph.n == 0)
+		return end_failed(p, "the bad commit is reachable from a good "
+				     "commit: nothing to bisect");
+	for (;;) {
+		struct engine *e = make_engine(p);
+		uint32_t pick = 0, busy[256], more[256];
+		size_t nbusy = 0, k, free_slots;
+		enum engine_state st;
+		int hit = 0;
+
+		if (!e)
+			return ERR_NOMEM;
+		st = engine_next(e, &pick);
+		if (st != ENGINE_TEST) {
+			rc = finish_bisect(p, e, st, pick);
+			engine_free(e);
+			return rc < 0 ? rc : 0;
+		}
+		/* running probes: keep the useful ones, cancel the rest */
+		for (i = 0; i < p->nsteps; i++) {
+			struct store_step *sp = &p->steps[i];
+			struct gu_oid oid;
+			long idx;
+
+			if (sp->state != STEP_QUEUED &&
+			    sp->state != STEP_LEASED)
+				continue;
+			gu_oid_parse(&oid, sp->hex);
+			idx = gu_graph_find(&p->jc->graph, &oid);
+			if (idx < 0 || !engine_is_candidate(e, (uint32_t)idx) ||
+			    nbusy == 256) {
+				store_step_cancel(p->s->store, sp->id);
+				sp->state = STEP_CANCELLED;
+				p->active--;
+				continue;
+			}
+			busy[nbusy++] = (uint32_t)idx;
+		}
+		/* a commit with one infra verdict is tested again */
+		for (i = 0; i < p->jc->graph.n; i++) {
+			char hex[GU_HEXSZ + 1];
+			struct cstat cs;
+
+			if (!engine_is_candidate(e, (uint32_t)i))
+				continue;
+			gu_oid_hex(hex, &p->jc->graph.oids[i]);
+			commit_status(p, hex, &cs);
+			if (cs.verdict != VERDICT_NONE || !cs.infra)
+				continue;
+			if (cs.infra >= 2) {
+				engine_free(e);
+				return end_failed(p,
+						  "infrastructure failure "
+						  "testing %.12s twice",
+						  hex);
+			}
+			if (!cs.pending && p->active < p->slots &&
+			    nbusy < 256) {
+				rc = enqueue(
+					p, hex, "bisect",
+					(long long)engine_candidate_count(e));
+				if (rc < 0) {
+					engine_free(e);
+					return rc;
+				}
+				busy[nbusy++] = (uint32_t)i;
+			}
+		}
+		free_slots = p->slots > p->active
+				     ? (size_t)(p->slots - p->active)
+				     : 0;
+		if (free_slots > 256 - nbusy)
+			free_slots = 256 - nbusy;
+		k = engine_next_more(e, busy, nbusy, more, free_slots);
+		for (i = 0; i < k; i++) {
+			char hex[GU_HEXSZ + 1];
+
+			gu_oid_hex(hex, &p->jc->graph.oids[more[i]]);
+			rc = enqueue(p, hex, "bisect",
+				     (long long)engine_candidate_count(e));
+			if (rc < 0) {
+				engine_free(e);
+				return rc;
+			}
+			hit |= rc > 0;
+		}
+		engine_free(e);
+		if (!hit)
+			return 0;
+		/* a cached verdict changed the candidates: plan again */
+	}
+}
+
+struct live_count {
+	const struct job_spec *spec;
+	int n;
+};
+
+static int count_live(long long id, const char *caps, void *payload)
+{
+	struct live_count *lc = payload;
+	struct job_caps c;
+
+	(void)id;
+	if (caps && !job_caps_parse(&c, caps, strlen(caps))) {
+		lc->n += job_caps_accept(&c, lc->spec);
+		job_caps_release(&c);
+	}
+	return 0;
+}
+
+static int job_slots(struct sched *s, const struct job_spec *spec)
+{
+	struct live_count lc = { spec, 0 };
+	int n = s->o.workers;
+
+	if (n <= 0) {
+		store_workers_live(s->store, store_time() - s->o.live_window,
+				   count_live, &lc);
+		n = lc.n;
+	}
+	if (spec->max_workers > 0 && n > spec->max_workers)
+		n = spec->max_workers;
+	return n > 0 ? n : 1;
+}
+
+int sched_tick(struct sched *s, long long id)
+{
+	struct store_job job;
+	struct plan p = { .s = s };
+	size_t i;
+	int rc;
+
+	rc = store_job_get(s->store, id, &job);
+	if (rc)
+		return rc;
+	if (job.state != JOB_QUEUED && job.state != JOB_RUNNING) {
+		store_job_release(&job);
+		drop_jobc(s, id);
+		return 0;
+	}
+	rc = get_jobc(s, id, job.spec, &p.jc);
+	if (rc) {
+		/* the repository or recipe went away: the job cannot go on */
+		char why[1024];
+
+		snprintf(why, sizeof(why), "%s", err_last());
+		store_job_release(&job);
+		store_job_end(s->store, id, JOB_FAILED, "error", NULL, why);
+		return 0;
+	}
+	store_job_release(&job);
+	if ((rc = store_begin(s->store)))
+		return rc;
+	rc = store_job_start(s->store, id);
+	if (!rc)
+		rc = store_steps_of_job(s->store, id, &p.steps, &p.nsteps);
+	if (rc) {
+		store_rollback(s->store);
+		return rc;
+	}
+	p.slots = job_slots(s, &p.jc->spec);
+	for (i = 0; i < p.nsteps; i++) {
+		if (p.steps[i].state == STEP_QUEUED ||
+		    p.steps[i].state == STEP_LEASED)
+			p.active++;
+		if (p.steps[i].state == STEP_DONE &&
+		    p.steps[i].round >= p.round)
+			p.round = p.steps[i].round;
+	}
+	p.round++;
+	rc = !strcmp(p.jc->spec.type, "test") ? plan_test(&p) : plan_bisect(&p);
+	store_steps_release(p.steps, p.nsteps);
+	if (rc) {
+		store_rollback(s->store);
+		return rc;
+	}
+	rc = store_commit(s->store);
+	if (p.ended)
+		drop_jobc(s, id);
+	return rc;
+}
+
+int sched_tick_all(struct sched *s)
+{
+	long long *ids = NULL;
+	size_t n = 0, i;
+	int rc, state;
+
+	rc = store_expire_leases(s->store, store_time(), s->o.max_attempts,
+				 &ids, &n);
+	free(ids);
+	if (rc)
+		return rc;
+	for (state = JOB_QUEUED; state <= JOB_RUNNING; state++) {
+		rc = store_job_ids(s->store, state, &ids, &n);
+		if (rc)
+			return rc;
+		for (i = 0; i < n; i++)
+			if (sched_tick(s, ids[i]) == ERR_NOMEM)
+				rc = ERR_NOMEM;
+		free(ids);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int sched_cancel(struct sched *s, long long id)
+{
+	struct store_job job;
+	int rc = store_job_get(s->store, id, &job);
+
+	if (rc)
+		return rc;
+	store_job_release(&job);
+	if ((rc = store_begin(s->store)))
+		return rc;
+	rc = store_job_end(s->store, id, JOB_CANCELLED, "cancelled", NULL,
+			   "cancelled by request");
+	if (rc == 1)
+		rc = store_job_cancel_steps(s->store, id);
+	else if (rc == 0)
+		rc = err_set(ERR_INPUT, "job %lld has already ended", id);
+	if (rc) {
+		store_rollback(s->store);
+		return rc;
+	}
+	drop_jobc(s, id);
+	return store_commit(s->store);
+}
+
+int sched_register(struct sched *s, const char *body, size_t len, long long *id)
+{
+	struct job_caps c;
+	char *canon;
+	int rc = job_caps_parse(&c, body, len);
+
+	if (rc)
+		return rc;
+	canon = job_caps_dump(&c);
+	rc = canon ? store_worker_add(s->store, id, c.name, canon)
+		   : err_set(ERR_NOMEM, "out of memory");
+	free(canon);
+	job_caps_release(&c);
+	return rc;
+}
+
+struct take {
+	struct sched *s;
+	struct job_caps caps;
+};
+
+static int can_take(const struct store_step *st, void *payload)
+{
+	struct take *t = payload;
+	struct jobc *jc = find_jobc(t->s, st->job);
+
+	if (!jc) {
+		struct store_job job;
+
+		if (store_job_get(t->s->store, st->job, &job))
+			return 0;
+		get_jobc(t->s, st->job, job.spec, &jc);
+		store_job_release(&job);
+		if (!jc)
+			return 0;
+	}
+	return job_caps_accept(&t->caps, &jc->spec);
+}
+
+int sched_poll(struct sched *s, long long worker, char **assignment)
+{
+	struct take t = { .s = s };
+	struct store_step st;
+	struct job_assignment a;
+	struct jobc *jc;
+	char *caps;
+	int rc;
+
+	*assignment = NULL;
+	rc = store_worker_seen(s->store, worker);
+	if (!rc)
+		rc = store_worker_caps(s->store, worker, &caps);
+	if (rc)
+		return rc;
+	rc = job_caps_parse(&t.caps, caps, strlen(caps));
+	free(caps);
+	if (rc)
+		return rc;
+	rc = store_step_lease(s->store, worker, s->o.lease_s, can_take, &t,
+			      &st);
+	job_caps_release(&t.caps);
+	if (rc)
+		return rc;
+	jc = find_jobc(s, st.job);
+	memset(&a, 0, sizeof(a));
+	snprintf(a.lease, sizeof(a.lease), "%s", st.lease);
+	snprintf(a.commit, sizeof(a.commit), "%s", st.hex);
+	snprintf(a.role, sizeof(a.role), "%s", st.role);
+	a.step = st.id;
+	a.job = st.job;
+	a.lease_seconds = s->o.lease_s;
+	a.spec = jc->spec; /* borrowed for the dump */
+	*assignment = job_assignment_dump(&a);
+	free(st.result);
+	return *assignment ? 0 : err_set(ERR_NOMEM, "out of memory");
+}
+
+int sched_heartbeat(struct sched *s, const char *lease)
+{
+	return store_lease_extend(s->store, lease, s->o.lease_s);
+}
+
+int sched_result(struct sched *s, const char *lease, const char *body,
+		 size_t len)
+{
+	struct store_step st;
+	char verdict[8];
+	int rc;
+
+	rc = job_result_check(body, len, verdict);
+	if (rc)
+		return rc;
+	if ((rc = store_begin(s->store)))
+		return rc;
+	rc = store_lease_find(s->store, lease, &st);
+	if (rc) {
+		store_rollback(s->store);
+		return rc == ERR_NOTFOUND
+			       ? err_set(ERR_NOTFOUND,
+					 "lease expired or step cancelled: "
+					 "result discarded")
+			       : rc;
+	}
+	free(st.result);
+	{
+		char *canon = strndup(body, len);
+
+		rc = canon ? store_step_done(s->store, st.id, verdict, canon, 0)
+			   : err_set(ERR_NOMEM, "out of memory");
+		if (!rc && strcmp(verdict, "infra") && st.cache_key[0])
+			rc = store_cache_put(s->store, st.cache_key, verdict,
+					     canon);
+		free(canon);
+	}
+	if (rc) {
+		store_rollback(s->store);
+		return rc;
+	}
+	if ((rc = store_commit(s->store)))
+		return rc;
+	return sched_tick(s, st.job);
+}
+
+int sched_bisect_log(struct sched *s, long long id, struct buf *out)
+{
+	struct store_job job;
+	struct store_step *steps = NULL;
+	struct job_spec spec;
+	struct gu_repo *repo = NULL;
+	size_t n = 0, i;
+	int rc;
+
+	rc = store_job_get(s->store, id, &job);
+	if (rc)
+		return rc;
+	rc = job_spec_parse(&spec, job.spec, strlen(job.spec));
+	if (!rc && strcmp(spec.type, "bisect"))
+		rc = err_set(ERR_NOTFOUND, "job %lld is not a bisection", id);
+	if (!rc)
+		rc = store_steps_of_job(s->store, id, &steps, &n);
+	if (!rc)
+		open_repo(s, spec.repo, &repo); /* subjects are optional */
+#define LOGLINE(verb, hex)                                                     \
+	do {                                                                   \
+		struct gu_commit c;                                            \
+		struct gu_oid o;                                               \
+		int known = repo && !gu_oid_parse(&o, hex) &&                  \
+			    !gu_commit_info(&c, repo, &o);                     \
+		buf_printf(out, "# %s: [%s] %s\ngit bisect %s %s\n", verb,     \
+			   hex, known ? c.subject : "", verb, hex);            \
+		if (known)                                                     \
+			gu_commit_release(&c);                                 \
+	} while (0)
+	if (!rc) {
+		buf_puts(out, "git bisect start\n");
+		LOGLINE("bad", spec.bad);
+		for (i = 0; i < spec.ngood; i++)
+			LOGLINE("good", spec.good[i]);
+		for (i = 0; i < n; i++) {
+			const char *v = steps[i].verdict;
+
+			if (steps[i].state != STEP_DONE ||
+			    (strcmp(v, "good") && strcmp(v, "bad") &&
+			     strcmp(v, "skip")))
+				continue;
+			if (!strcmp(steps[i].role, "endpoint"))
+				continue; /* bad and good were given */
+			LOGLINE(v, steps[i].hex);
+		}
+		if (job.culprit) {
+			struct gu_commit c;
+			struct gu_oid o;
+			int known = repo && !gu_oid_parse(&o, job.culprit) &&
+				    !gu_commit_info(&c, repo, &o);
+
+			buf_printf(out, "# first bad commit: [%s] %s\n",
+				   job.culprit, known ? c.subject : "");
+			if (known)
+				gu_commit_release(&c);
+		}
+	}
+#undef LOGLINE
+	gu_close(repo);
+	store_steps_release(steps, n);
+	job_spec_release(&spec);
+	store_job_release(&job);
+	return rc;
+}
+
+int sched_idle(struct sched *s)
+{
+	long long *ids;
+	size_t n = 0, m = 0;
+
+	if (store_job_ids(s->store, JOB_QUEUED, &ids, &n))
+		return 0;
+	free(ids);
+	if (store_job_ids(s->store, JOB_RUNNING, &ids, &m))
+		return 0;
+	free(ids);
+	return n + m == 0;
+}

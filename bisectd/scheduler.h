@@ -1,0 +1,68 @@
+/*
+ * The scheduler: the one place that decides what to test next, for the
+ * daemon and for bisectctl's embedded mode alike.
+ *
+ * It keeps no state of its own that matters: every decision is derived
+ * from the job's request and the step results in the store, so a
+ * coordinator killed at any moment and started again makes the same
+ * decisions from where it stopped.  Callers serialise calls (one lock).
+ */
+#ifndef BISECTD_SCHEDULER_H
+#define BISECTD_SCHEDULER_H
+
+#include "buf.h"
+#include "store.h"
+
+struct sched_opts {
+	const char *state_dir;	 /* repository mirrors live here */
+	const char *recipe_path; /* colon-separated recipe directories */
+	double lease_s;		 /* a lease lasts this long unrenewed */
+	int max_attempts;	 /* leases lost before a step is infra */
+	int workers;		 /* parallel steps per job; 0: live workers */
+	double live_window;	 /* a worker seen this recently is live */
+};
+
+struct sched;
+
+int sched_open(struct sched **out, struct store *st,
+	       const struct sched_opts *o);
+void sched_close(struct sched *s);
+
+/* A new job from a request body; ERR_INPUT names what is wrong. */
+int sched_submit(struct sched *s, const char *body, size_t len, long long *id);
+
+/* Decide for one job, or for all unfinished jobs after expiring leases. */
+int sched_tick(struct sched *s, long long job);
+int sched_tick_all(struct sched *s);
+
+/* ERR_NOTFOUND for an unknown job, ERR_INPUT when it already ended. */
+int sched_cancel(struct sched *s, long long job);
+
+/* A worker registers its capabilities (JSON); *id is its number. */
+int sched_register(struct sched *s, const char *body, size_t len,
+		   long long *id);
+
+/*
+ * A step for worker, as assignment JSON (caller frees); ERR_NOTFOUND
+ * when there is nothing it can take.
+ */
+int sched_poll(struct sched *s, long long worker, char **assignment);
+
+/* Renew a lease; ERR_NOTFOUND when it expired or was cancelled. */
+int sched_heartbeat(struct sched *s, const char *lease);
+
+/*
+ * A worker's result for its lease; ERR_NOTFOUND for a lease that
+ * expired or was cancelled (the result is discarded), ERR_INPUT for a
+ * body that is not a result.
+ */
+int sched_result(struct sched *s, const char *lease, const char *body,
+		 size_t len);
+
+/* The job's bisect log, in `git bisect log` form. */
+int sched_bisect_log(struct sched *s, long long job, struct buf *out);
+
+/* 1 when every job has ended. */
+int sched_idle(struct sched *s);
+
+#endif

@@ -1,0 +1,161 @@
+/*
+ * The coordinator's state in SQLite (WAL mode), the only file that
+ * includes sqlite3.h: jobs, their steps, workers and their leases, API
+ * tokens (hashed), the step-result cache and uploaded artifacts.
+ *
+ * Every function runs one statement or one transaction; the caller
+ * serialises access (bisectd holds one lock around the store and the
+ * scheduler).  Times are seconds since the epoch: leases must outlive a
+ * restart of the daemon.
+ */
+#ifndef BISECTD_STORE_H
+#define BISECTD_STORE_H
+
+#include <stddef.h>
+
+struct store;
+
+int store_open(struct store **out, const char *path);
+void store_close(struct store *s);
+
+int store_begin(struct store *s);
+int store_commit(struct store *s);
+void store_rollback(struct store *s);
+
+double store_time(void);
+
+enum job_state { JOB_QUEUED, JOB_RUNNING, JOB_DONE, JOB_FAILED, JOB_CANCELLED };
+const char *job_state_name(int state);
+int job_state_parse(const char *name);
+
+struct store_job {
+	long long id;
+	char *type; /* "bisect" or "test" */
+	int state;
+	char *spec;    /* the request, JSON, revisions resolved */
+	char *result;  /* "found", "ambiguous", "good", ... or NULL */
+	char *culprit; /* hex or NULL */
+	char *reason;  /* why it failed or stopped, or NULL */
+	double created, started, finished;
+	char *callback;	  /* webhook URL or NULL */
+	char *hook_state; /* "none", "pending", "delivered", "failed" */
+	int hook_attempts;
+	double hook_next;
+	char *hook_error;
+};
+
+void store_job_release(struct store_job *j);
+
+int store_job_insert(struct store *s, long long *id, const char *type,
+		     const char *spec, const char *callback);
+/* ERR_NOTFOUND for an unknown id. */
+int store_job_get(struct store *s, long long id, struct store_job *out);
+/*
+ * Jobs newest first, at most limit, state < 0 for all; fn returns nonzero
+ * to stop.
+ */
+int store_job_list(struct store *s, int state, long long before, int limit,
+		   int (*fn)(const struct store_job *j, void *payload),
+		   void *payload);
+/* The ids of jobs in state, oldest first.  Caller frees *ids. */
+int store_job_ids(struct store *s, int state, long long **ids, size_t *n);
+int store_job_start(struct store *s, long long id);
+/*
+ * End a job that is queued or running: state, result, culprit, reason.
+ * Returns 1 when it ended it, 0 when it had already ended (a job is never
+ * finished twice).  A job with a callback gets hook_state "pending".
+ */
+int store_job_end(struct store *s, long long id, int state, const char *result,
+		  const char *culprit, const char *reason);
+/* Jobs whose webhook is pending and due; ids oldest first. */
+int store_hooks_due(struct store *s, double now, long long **ids, size_t *n);
+int store_hook_update(struct store *s, long long id, const char *state,
+		      int attempts, double next, const char *error);
+
+enum step_state { STEP_QUEUED, STEP_LEASED, STEP_DONE, STEP_CANCELLED };
+const char *step_state_name(int state);
+
+struct store_step {
+	long long id, job;
+	char hex[41];
+	char role[16];
+	int state;
+	int round;
+	long long candidates;
+	long long worker;
+	char lease[33];
+	double lease_until;
+	int attempts; /* leases that expired */
+	char cache_key[65];
+	int cached;
+	char verdict[8]; /* "" until done */
+	char *result;	 /* JSON from the worker, or NULL */
+	double queued, started, finished;
+};
+
+void store_steps_release(struct store_step *st, size_t n);
+
+int store_steps_of_job(struct store *s, long long job, struct store_step **out,
+		       size_t *n);
+int store_step_get(struct store *s, long long id, struct store_step *out);
+int store_step_insert(struct store *s, long long *id, long long job,
+		      const char *hex, const char *role, int round,
+		      long long candidates, const char *cache_key);
+/* Record a result: state done. */
+int store_step_done(struct store *s, long long id, const char *verdict,
+		    const char *result, int cached);
+int store_step_cancel(struct store *s, long long id);
+/* Cancel every step of a job that has not ended. */
+int store_job_cancel_steps(struct store *s, long long job);
+
+/*
+ * Queued steps, oldest job first: fn decides whether the worker can take
+ * it (returns 1).  The first one taken is leased to worker for lease_s
+ * seconds; *out gets it.  ERR_NOTFOUND when there is none.
+ */
+int store_step_lease(struct store *s, long long worker, double lease_s,
+		     int (*fn)(const struct store_step *st, void *payload),
+		     void *payload, struct store_step *out);
+/* The step that holds this lease, if the lease is still valid. */
+int store_lease_find(struct store *s, const char *lease,
+		     struct store_step *out);
+int store_lease_extend(struct store *s, const char *lease, double lease_s);
+/*
+ * Put the steps whose lease ran out back in the queue (attempts + 1);
+ * those that reached max_attempts end with verdict infra.  The ids of the
+ * jobs affected are returned for the scheduler.
+ */
+int store_expire_leases(struct store *s, double now, int max_attempts,
+			long long **jobs, size_t *n);
+
+int store_cache_get(struct store *s, const char *key, char verdict[8],
+		    char **result);
+int store_cache_put(struct store *s, const char *key, const char *verdict,
+		    const char *result);
+
+int store_worker_add(struct store *s, long long *id, const char *name,
+		     const char *caps);
+/* Update last_seen; ERR_NOTFOUND for an unknown worker. */
+int store_worker_seen(struct store *s, long long id);
+/* A worker's capabilities (JSON); ERR_NOTFOUND for an unknown id. */
+int store_worker_caps(struct store *s, long long id, char **caps);
+/* The capabilities of workers seen since since; fn per worker. */
+int store_workers_live(struct store *s, double since,
+		       int (*fn)(long long id, const char *caps, void *payload),
+		       void *payload);
+
+/* role: "submit", "worker" or "read"; hash: of the token. */
+int store_token_add(struct store *s, const char *hash, const char *role,
+		    const char *name);
+/* The role of a token hash, or ERR_NOTFOUND. */
+int store_token_role(struct store *s, const char *hash, char role[16]);
+
+int store_artifact_add(struct store *s, long long step, const char *name,
+		       long long size, const char *sha256);
+/* Artifacts of a step; fn per artifact. */
+int store_artifacts(struct store *s, long long step,
+		    int (*fn)(const char *name, long long size,
+			      const char *sha256, void *payload),
+		    void *payload);
+
+#endif

@@ -1,0 +1,518 @@
+/*
+ * Job requests, assignments and capabilities as JSON (jansson).
+ *
+ * Design.  Each object has a table of fields with a type and where the
+ * value goes; parsing walks the object, so an unknown field is found by
+ * name, and a field of the wrong type is named with the type it needs.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "error.h"
+#include "job.h"
+#include "verdict.h"
+
+enum ftype { F_STR, F_INT, F_BOOL, F_STRLIST, F_REAL, F_LL };
+
+struct field {
+	const char *name;
+	enum ftype type;
+	size_t off;   /* into the parsed struct */
+	size_t limit; /* F_STR: max length; F_INT: max value; F_STRLIST: count */
+};
+
+#define FS(t, m) offsetof(t, m)
+
+static int load(json_t **out, const char *body, size_t len)
+{
+	json_error_t e;
+
+	*out = json_loadb(body, len, JSON_REJECT_DUPLICATES, &e);
+	if (!*out)
+		return err_set(ERR_INPUT,
+			       "malformed JSON at line %d column %d: %s",
+			       e.line, e.column, e.text);
+	if (!json_is_object(*out)) {
+		json_decref(*out);
+		*out = NULL;
+		return err_set(ERR_INPUT, "the body must be a JSON object");
+	}
+	return 0;
+}
+
+static int set_field(void *base, const struct field *f, json_t *v)
+{
+	char *p = (char *)base + f->off;
+
+	switch (f->type) {
+	case F_STR: {
+		const char *s;
+
+		if (!json_is_string(v))
+			return err_set(ERR_INPUT, "field '%s' must be a string",
+				       f->name);
+		s = json_string_value(v);
+		if (strlen(s) > f->limit || strlen(s) != json_string_length(v))
+			return err_set(ERR_INPUT,
+				       "field '%s' is too long or has a NUL "
+				       "(limit %zu bytes)",
+				       f->name, f->limit);
+		free(*(char **)p);
+		*(char **)p = strdup(s);
+		return *(char **)p ? 0 : err_set(ERR_NOMEM, "out of memory");
+	}
+	case F_INT:
+		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+		    json_integer_value(v) > (json_int_t)f->limit)
+			return err_set(ERR_INPUT,
+				       "field '%s' must be an integer from 0 "
+				       "to %zu",
+				       f->name, f->limit);
+		*(int *)p = (int)json_integer_value(v);
+		return 0;
+	case F_LL:
+		if (!json_is_integer(v))
+			return err_set(ERR_INPUT,
+				       "field '%s' must be an integer",
+				       f->name);
+		*(long long *)p = json_integer_value(v);
+		return 0;
+	case F_REAL:
+		if (!json_is_number(v))
+			return err_set(ERR_INPUT, "field '%s' must be a number",
+				       f->name);
+		*(double *)p = json_number_value(v);
+		return 0;
+	case F_BOOL:
+		if (!json_is_boolean(v))
+			return err_set(ERR_INPUT,
+				       "field '%s' must be true or false",
+				       f->name);
+		*(int *)p = json_is_true(v);
+		return 0;
+	case F_STRLIST:
+		break;
+	}
+	return err_set(ERR_GENERIC, "field type");
+}
+
+/* Walk obj: every key must be in fields; lists go through list_fn. */
+static int parse_fields(void *base, const struct field *fields, json_t *obj,
+			int (*list_fn)(void *base, const struct field *f,
+				       json_t *v))
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(obj, key, v)
+	{
+		const struct field *f;
+		int rc;
+
+		for (f = fields; f->name && strcmp(f->name, key); f++)
+			;
+		if (!f->name)
+			return err_set(ERR_INPUT, "unknown field '%.64s'", key);
+		if (json_is_null(v))
+			continue;
+		rc = f->type == F_STRLIST ? list_fn(base, f, v)
+					  : set_field(base, f, v);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int spec_list(void *base, const struct field *f, json_t *v)
+{
+	struct job_spec *j = base;
+	size_t i;
+	json_t *x;
+
+	if (json_is_string(v)) { /* "good": "v6.1" as a one-element list */
+		json_t *arr = json_pack("[O]", v);
+		int rc = spec_list(base, f, arr);
+
+		json_decref(arr);
+		return rc;
+	}
+	if (!json_is_array(v) || json_array_size(v) == 0 ||
+	    json_array_size(v) > JOB_MAX_GOODS)
+		return err_set(ERR_INPUT,
+			       "field '%s' must be a list of 1 to %d revisions",
+			       f->name, JOB_MAX_GOODS);
+	json_array_foreach(v, i, x)
+	{
+		if (!json_is_string(x) || json_string_length(x) == 0 ||
+		    json_string_length(x) > 255)
+			return err_set(ERR_INPUT,
+				       "field '%s' must hold revision names",
+				       f->name);
+		j->good[j->ngood] = strdup(json_string_value(x));
+		if (!j->good[j->ngood++])
+			return err_set(ERR_NOMEM, "out of memory");
+	}
+	return 0;
+}
+
+#define SPEC(m) FS(struct job_spec, m)
+static const struct field spec_fields[] = {
+	{ "repo", F_STR, SPEC(repo), 4096 },
+	{ "bad", F_STR, SPEC(bad), 255 },
+	{ "good", F_STRLIST, 0, JOB_MAX_GOODS },
+	{ "commit", F_STR, SPEC(commit), 255 },
+	{ "recipe", F_STR, SPEC(recipe), 255 },
+	{ "command", F_STR, SPEC(command), 4096 },
+	{ "test", F_STR, SPEC(test), 65536 },
+	{ "runs", F_INT, SPEC(runs), 100 },
+	{ "check_endpoints", F_BOOL, SPEC(check_endpoints), 0 },
+	{ "max_workers", F_INT, SPEC(max_workers), 1024 },
+	{ "callback", F_STR, SPEC(callback), 2048 },
+	{ NULL, 0, 0, 0 },
+};
+
+void job_spec_release(struct job_spec *j)
+{
+	size_t i;
+
+	free(j->repo);
+	free(j->bad);
+	for (i = 0; i < j->ngood; i++)
+		free(j->good[i]);
+	free(j->commit);
+	free(j->recipe);
+	free(j->command);
+	free(j->test);
+	free(j->callback);
+	memset(j, 0, sizeof(*j));
+}
+
+static int spec_from(struct job_spec *out, json_t *o)
+{
+	json_t *type = json_object_get(o, "type");
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->runs = 1;
+	out->check_endpoints = -1;
+	if (!type || !json_is_string(type))
+		return err_set(ERR_INPUT,
+			       "field 'type' must be \"bisect\" or \"test\"");
+	if (strcmp(json_string_value(type), "bisect") &&
+	    strcmp(json_string_value(type), "test"))
+		return err_set(ERR_INPUT,
+			       "unknown job type '%.32s': \"bisect\" or "
+			       "\"test\"",
+			       json_string_value(type));
+	snprintf(out->type, sizeof(out->type), "%s", json_string_value(type));
+	json_object_del(o, "type");
+	rc = parse_fields(out, spec_fields, o, spec_list);
+	if (rc)
+		return rc;
+	if (out->runs < 1)
+		return err_set(ERR_INPUT, "field 'runs' must be at least 1");
+	if (!out->repo)
+		return err_set(ERR_INPUT, "field 'repo' is required");
+	if (!!out->recipe == !!out->command)
+		return err_set(ERR_INPUT, "a job needs either 'recipe' (kernel "
+					  "mode) or 'command' (generic mode)");
+	if (out->command && out->test)
+		return err_set(ERR_INPUT,
+			       "'test' is a guest script for kernel mode; a "
+			       "generic job has 'command' only");
+	if (!strcmp(out->type, "bisect")) {
+		if (!out->bad || !out->ngood)
+			return err_set(ERR_INPUT, "a bisect job needs 'bad' "
+						  "and 'good'");
+		if (out->commit)
+			return err_set(ERR_INPUT, "'commit' is for test jobs; "
+						  "a bisect job has 'bad' "
+						  "and 'good'");
+	} else {
+		if (!out->commit)
+			return err_set(ERR_INPUT, "a test job needs 'commit'");
+		if (out->bad || out->ngood)
+			return err_set(ERR_INPUT,
+				       "a test job has 'commit', not "
+				       "'bad' or 'good'");
+	}
+	if (out->check_endpoints < 0)
+		out->check_endpoints = out->recipe != NULL;
+	if (out->callback && strncmp(out->callback, "http://", 7) &&
+	    strncmp(out->callback, "https://", 8))
+		return err_set(ERR_INPUT,
+			       "field 'callback' must be an http:// or "
+			       "https:// URL");
+	return 0;
+}
+
+int job_spec_parse(struct job_spec *out, const char *body, size_t len)
+{
+	json_t *o;
+	int rc = load(&o, body, len);
+
+	memset(out, 0, sizeof(*out));
+	if (rc)
+		return rc;
+	rc = spec_from(out, o);
+	json_decref(o);
+	if (rc)
+		job_spec_release(out);
+	return rc;
+}
+
+static void put_str(json_t *o, const char *k, const char *v)
+{
+	if (v)
+		json_object_set_new(o, k, json_string(v));
+}
+
+static json_t *spec_json(const struct job_spec *j)
+{
+	json_t *o = json_object(), *goods;
+	size_t i;
+
+	json_object_set_new(o, "type", json_string(j->type));
+	put_str(o, "repo", j->repo);
+	put_str(o, "bad", j->bad);
+	if (j->ngood) {
+		goods = json_array();
+		for (i = 0; i < j->ngood; i++)
+			json_array_append_new(goods, json_string(j->good[i]));
+		json_object_set_new(o, "good", goods);
+	}
+	put_str(o, "commit", j->commit);
+	put_str(o, "recipe", j->recipe);
+	put_str(o, "command", j->command);
+	put_str(o, "test", j->test);
+	json_object_set_new(o, "runs", json_integer(j->runs));
+	json_object_set_new(o, "check_endpoints",
+			    json_boolean(j->check_endpoints));
+	json_object_set_new(o, "max_workers", json_integer(j->max_workers));
+	put_str(o, "callback", j->callback);
+	return o;
+}
+
+static char *dump(json_t *o)
+{
+	char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+
+	json_decref(o);
+	return s;
+}
+
+char *job_spec_dump(const struct job_spec *j)
+{
+	return dump(spec_json(j));
+}
+
+char *job_assignment_dump(const struct job_assignment *a)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "lease", json_string(a->lease));
+	json_object_set_new(o, "step", json_integer(a->step));
+	json_object_set_new(o, "job", json_integer(a->job));
+	json_object_set_new(o, "commit", json_string(a->commit));
+	json_object_set_new(o, "role", json_string(a->role));
+	json_object_set_new(o, "lease_seconds", json_real(a->lease_seconds));
+	json_object_set_new(o, "spec", spec_json(&a->spec));
+	return dump(o);
+}
+
+int job_assignment_parse(struct job_assignment *out, const char *body,
+			 size_t len)
+{
+	json_t *o, *spec;
+	const char *lease, *commit, *role;
+	json_int_t step, job;
+	double lease_s;
+	json_error_t e;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = load(&o, body, len)))
+		return rc;
+	if (json_unpack_ex(o, &e, JSON_STRICT,
+			   "{s:s, s:I, s:I, s:s, s:s, s:F, s:o}", "lease",
+			   &lease, "step", &step, "job", &job, "commit",
+			   &commit, "role", &role, "lease_seconds", &lease_s,
+			   "spec", &spec)) {
+		json_decref(o);
+		return err_set(ERR_INPUT, "bad assignment: %s", e.text);
+	}
+	snprintf(out->lease, sizeof(out->lease), "%s", lease);
+	snprintf(out->commit, sizeof(out->commit), "%s", commit);
+	snprintf(out->role, sizeof(out->role), "%s", role);
+	out->step = step;
+	out->job = job;
+	out->lease_seconds = lease_s;
+	json_incref(spec);
+	json_decref(o);
+	rc = json_is_object(spec) ? spec_from(&out->spec, spec)
+				  : err_set(ERR_INPUT, "bad assignment spec");
+	json_decref(spec);
+	if (rc)
+		job_spec_release(&out->spec);
+	return rc;
+}
+
+void job_caps_release(struct job_caps *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nrecipes; i++)
+		free(c->recipes[i]);
+	free(c->recipes);
+	memset(c, 0, sizeof(*c));
+}
+
+int job_caps_parse(struct job_caps *out, const char *body, size_t len)
+{
+	json_t *o, *recipes = NULL, *formats = NULL, *x;
+	const char *name;
+	int kvm = 0, run = 0, cores = 1;
+	json_error_t e;
+	size_t i;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = load(&o, body, len)))
+		return rc;
+	if (json_unpack_ex(o, &e, JSON_STRICT, "{s:s, s?o, s?b, s?b, s?o, s?i}",
+			   "name", &name, "recipes", &recipes, "kvm", &kvm,
+			   "run", &run, "formats", &formats, "cores", &cores)) {
+		json_decref(o);
+		return err_set(ERR_INPUT, "bad worker registration: %s",
+			       e.text);
+	}
+	if (strlen(name) == 0 || strlen(name) >= sizeof(out->name) ||
+	    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789._-") != strlen(name)) {
+		json_decref(o);
+		return err_set(ERR_INPUT, "worker name must be 1 to 63 of "
+					  "[A-Za-z0-9._-]");
+	}
+	snprintf(out->name, sizeof(out->name), "%s", name);
+	out->kvm = kvm;
+	out->run = run;
+	out->cores = cores;
+	rc = 0;
+	if (recipes &&
+	    (!json_is_array(recipes) || json_array_size(recipes) > 256))
+		rc = err_set(ERR_INPUT, "'recipes' must be a list of names");
+	if (!rc && recipes) {
+		out->recipes =
+			calloc(json_array_size(recipes) + 1, sizeof(char *));
+		json_array_foreach(recipes, i, x)
+		{
+			if (!json_is_string(x)) {
+				rc = err_set(
+					ERR_INPUT,
+					"'recipes' must be a list of names");
+				break;
+			}
+			out->recipes[out->nrecipes++] =
+				strdup(json_string_value(x));
+		}
+	}
+	if (!rc && formats) {
+		if (!json_is_array(formats))
+			rc = err_set(ERR_INPUT, "'formats' must be a list");
+		json_array_foreach(formats, i, x)
+		{
+			const char *f = json_string_value(x);
+
+			if (f && !strcmp(f, "deb"))
+				out->deb = 1;
+			else if (f && !strcmp(f, "rpm"))
+				out->rpm = 1;
+			else if (!rc)
+				rc = err_set(ERR_INPUT,
+					     "unknown package format in "
+					     "'formats': deb or rpm");
+		}
+	}
+	json_decref(o);
+	if (rc)
+		job_caps_release(out);
+	return rc;
+}
+
+char *job_caps_dump(const struct job_caps *c)
+{
+	json_t *o = json_object(), *r = json_array(), *f = json_array();
+	size_t i;
+
+	for (i = 0; i < c->nrecipes; i++)
+		json_array_append_new(r, json_string(c->recipes[i]));
+	if (c->deb)
+		json_array_append_new(f, json_string("deb"));
+	if (c->rpm)
+		json_array_append_new(f, json_string("rpm"));
+	json_object_set_new(o, "name", json_string(c->name));
+	json_object_set_new(o, "recipes", r);
+	json_object_set_new(o, "formats", f);
+	json_object_set_new(o, "kvm", json_boolean(c->kvm));
+	json_object_set_new(o, "run", json_boolean(c->run));
+	json_object_set_new(o, "cores", json_integer(c->cores));
+	return dump(o);
+}
+
+int job_caps_accept(const struct job_caps *c, const struct job_spec *spec)
+{
+	size_t i;
+
+	if (spec->command)
+		return c->run;
+	for (i = 0; i < c->nrecipes; i++)
+		if (!strcmp(c->recipes[i], spec->recipe))
+			return 1;
+	return 0;
+}
+
+int job_result_check(const char *body, size_t len, char verdict[8])
+{
+	json_t *o, *v, *t;
+	enum verdict vd;
+	int rc;
+
+	if ((rc = load(&o, body, len)))
+		return rc;
+	v = json_object_get(o, "verdict");
+	t = json_object_get(o, "title");
+	vd = json_is_string(v) ? verdict_parse(json_string_value(v))
+			       : VERDICT_NONE;
+	if (vd == VERDICT_NONE)
+		rc = err_set(ERR_INPUT, "field 'verdict' must be good, bad, "
+					"skip or infra");
+	else if (t && !json_is_string(t))
+		rc = err_set(ERR_INPUT, "field 'title' must be a string");
+	else
+		snprintf(verdict, 8, "%s", verdict_name(vd));
+	json_decref(o);
+	return rc;
+}
+
+char *job_json_string(const char *json, const char *field)
+{
+	json_t *o = json_loads(json, 0, NULL), *v;
+	char *s = NULL;
+
+	if (!o)
+		return NULL;
+	v = json_object_get(o, field);
+	if (json_is_string(v))
+		s = strdup(json_string_value(v));
+	json_decref(o);
+	return s;
+}
+
+char *job_error_json(const char *msg)
+{
+	return dump(json_pack("{s:s}", "error", msg));
+}

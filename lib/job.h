@@ -1,0 +1,83 @@
+/*
+ * The job model and its JSON form, shared by bisectd, bisectctl and
+ * bisect-worker: a job request (what to bisect or test), the assignment
+ * a worker gets for one step, a worker's capabilities, and the checks on
+ * what workers send back.  Parsing is strict: unknown fields, wrong types
+ * and out-of-range values are errors that name the field.
+ */
+#ifndef BISECTD_JOB_H
+#define BISECTD_JOB_H
+
+#include <stddef.h>
+
+#define JOB_MAX_GOODS 64
+
+struct job_spec {
+	char type[8]; /* "bisect" or "test" */
+	char *repo;   /* path or URL */
+	char *bad;    /* bisect */
+	char *good[JOB_MAX_GOODS];
+	size_t ngood;
+	char *commit; /* test */
+	char *recipe; /* kernel mode */
+	char *command; /* generic mode: a shell command, git bisect run's codes */
+	char *test;    /* guest test script (text), or NULL */
+	int runs;
+	int check_endpoints; /* test bad and goods first */
+	int max_workers;     /* 0: as many as there are */
+	char *callback;	     /* webhook URL, or NULL */
+};
+
+/*
+ * Parse a request body.  ERR_INPUT with one line naming the problem:
+ * malformed JSON, an unknown field, a wrong type, a missing field.
+ */
+int job_spec_parse(struct job_spec *out, const char *body, size_t len);
+/* Serialize (canonical JSON); NULL when out of memory.  Caller frees. */
+char *job_spec_dump(const struct job_spec *j);
+void job_spec_release(struct job_spec *j);
+
+/* What a worker gets for one step. */
+struct job_assignment {
+	char lease[33];
+	long long step, job;
+	char commit[41];
+	char role[16];
+	struct job_spec spec; /* repo, recipe, command, test, runs */
+	double lease_seconds;
+};
+
+char *job_assignment_dump(const struct job_assignment *a);
+int job_assignment_parse(struct job_assignment *out, const char *body,
+			 size_t len);
+
+/* A worker's registration. */
+struct job_caps {
+	char name[64];
+	char **recipes;
+	size_t nrecipes;
+	int kvm;
+	int run; /* accepts generic-mode commands */
+	int deb, rpm;
+	int cores;
+};
+
+int job_caps_parse(struct job_caps *out, const char *body, size_t len);
+char *job_caps_dump(const struct job_caps *c);
+void job_caps_release(struct job_caps *c);
+/* 1 when a worker with caps can run steps of spec. */
+int job_caps_accept(const struct job_caps *c, const struct job_spec *spec);
+
+/*
+ * Check a step result that a worker sent (report_step's JSON): an object
+ * with a known verdict and string title; the verdict is copied out.
+ */
+int job_result_check(const char *body, size_t len, char verdict[8]);
+
+/* A field of a JSON object as a string (NULL if absent).  Caller frees. */
+char *job_json_string(const char *json, const char *field);
+
+/* {"error": msg} */
+char *job_error_json(const char *msg);
+
+#endif

@@ -1,0 +1,483 @@
+/*
+ * bisect-worker: runs steps for a remote bisectd.
+ *
+ *   bisect-worker --server URL --token TOKEN [--name NAME]
+ *                 [--recipes a,b,...] [--allow-commands] [--slot S]
+ *                 [--once]
+ *
+ * It registers its capabilities, long-polls for a step, runs it in a
+ * child process (its own process group) while the parent renews the
+ * lease, uploads the step's logs with their SHA-256, and sends the
+ * result.  A lease that the coordinator cancelled (the probe became
+ * irrelevant, or the job was cancelled) kills the child.  When the
+ * coordinator cannot be reached the worker keeps retrying with backoff;
+ * its lease then expires there and the step goes to another worker.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "digest.h"
+#include "error.h"
+#include "gitutil.h"
+#include "http.h"
+#include "job.h"
+#include "recipe.h"
+#include "report.h"
+#include "util.h"
+#include "worker.h"
+
+#ifndef DATADIR
+#define DATADIR "/usr/local/share/bisectd"
+#endif
+
+struct wopts {
+	const char *server;
+	const char *token;
+	char name[64];
+	const char *recipes; /* comma-separated; NULL: every recipe found */
+	int allow_commands;
+	const char *slot;
+	int once;
+	char recipe_path[PATH_MAX * 2];
+	char *cache;
+};
+
+static volatile sig_atomic_t stopping;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "bisect-worker: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void nap(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
+
+	nanosleep(&ts, NULL);
+}
+
+static int call(const struct wopts *o, const char *method, const char *path,
+		const char *body, long *status, struct buf *out, double timeout)
+{
+	char *url = util_fmt("%s/api/v1/%s", o->server, path);
+	struct http_req r = { .method = method,
+			      .url = url,
+			      .token = o->token,
+			      .body = body,
+			      .len = body ? strlen(body) : 0,
+			      .timeout_s = timeout };
+	int rc;
+
+	if (!url)
+		return err_set(ERR_NOMEM, "out of memory");
+	if (out)
+		buf_reset(out);
+	rc = http_do(&r, status, out);
+	free(url);
+	return rc;
+}
+
+/* The recipe names this worker offers: --recipes, or every file found. */
+static void find_recipes(const struct wopts *o, struct job_caps *c)
+{
+	char *path = strdup(o->recipe_path), *dir, *save = NULL;
+
+	c->recipes = calloc(256, sizeof(char *));
+	if (o->recipes) {
+		char *list = strdup(o->recipes), *n, *s2 = NULL;
+
+		for (n = strtok_r(list, ",", &s2); n && c->nrecipes < 255;
+		     n = strtok_r(NULL, ",", &s2))
+			c->recipes[c->nrecipes++] = strdup(n);
+		free(list);
+		free(path);
+		return;
+	}
+	for (dir = strtok_r(path, ":", &save); dir;
+	     dir = strtok_r(NULL, ":", &save)) {
+		DIR *d = opendir(dir);
+		struct dirent *e;
+
+		while (d && (e = readdir(d)) && c->nrecipes < 255) {
+			size_t len = strlen(e->d_name), i;
+			int dup = 0;
+
+			if (len < 8 || strcmp(e->d_name + len - 7, ".recipe"))
+				continue;
+			for (i = 0; i < c->nrecipes; i++)
+				dup |= !strncmp(c->recipes[i], e->d_name,
+						len - 7) &&
+				       strlen(c->recipes[i]) == len - 7;
+			if (!dup)
+				c->recipes[c->nrecipes++] =
+					strndup(e->d_name, len - 7);
+		}
+		if (d)
+			closedir(d);
+	}
+	free(path);
+}
+
+static long long register_worker(const struct wopts *o)
+{
+	struct job_caps c = { 0 };
+	struct buf out;
+	double backoff = 1;
+	long long id = -1;
+	char *caps;
+
+	snprintf(c.name, sizeof(c.name), "%s", o->name);
+	find_recipes(o, &c);
+	c.run = o->allow_commands;
+	c.deb = util_in_path("dpkg-deb");
+	c.rpm = util_in_path("rpmbuild");
+	c.cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	c.kvm = access("/dev/kvm", R_OK | W_OK) == 0; /* the boot probes it */
+	caps = job_caps_dump(&c);
+	job_caps_release(&c);
+	buf_init(&out, 1 << 20);
+	while (caps && !stopping) {
+		long status = 0;
+
+		if (call(o, "POST", "workers", caps, &status, &out, 30)) {
+			say("%s; retrying in %.0f s", err_last(), backoff);
+		} else if (status == 201) {
+			if (sscanf(buf_str(&out), "{\"id\":%lld}", &id) != 1)
+				say("registration: unexpected answer %s",
+				    buf_str(&out));
+			break;
+		} else if (status == 401 || status == 422) {
+			say("registration refused (HTTP %ld): %s", status,
+			    buf_str(&out));
+			break;
+		} else {
+			say("registration: HTTP %ld; retrying in %.0f s",
+			    status, backoff);
+		}
+		nap(backoff);
+		backoff = backoff < 30 ? backoff * 2 : 30;
+	}
+	free(caps);
+	buf_release(&out);
+	return id;
+}
+
+/* Upload the step's files (logs, config) as artifacts. */
+static void upload(const struct wopts *o, const char *lease,
+		   const char *step_dir)
+{
+	DIR *d = opendir(step_dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char *path, *url, sum[DIGEST_HEXSZ + 1];
+		struct stat st;
+		long status = 0;
+
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, "result.json") ||
+		    !strcmp(e->d_name, "test.sh"))
+			continue;
+		path = util_fmt("%s/%s", step_dir, e->d_name);
+		url = util_fmt("%s/api/v1/leases/%s/artifacts/%s", o->server,
+			       lease, e->d_name);
+		if (path && url && !stat(path, &st) && S_ISREG(st.st_mode) &&
+		    !digest_file_hex(sum, path)) {
+			struct http_req r = {
+				.method = "PUT",
+				.url = url,
+				.token = o->token,
+				.body_file = path,
+				.content_type = "application/octet-stream",
+				.sha256 = sum,
+				.timeout_s = 300
+			};
+
+			if (http_do(&r, &status, NULL))
+				say("upload %s: %s", e->d_name, err_last());
+			else if (status != 201)
+				say("upload %s: HTTP %ld", e->d_name, status);
+		}
+		free(path);
+		free(url);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* The child: run the step, write result.json. */
+static void child(const struct wopts *o, const struct job_assignment *a,
+		  const char *step_dir)
+{
+	struct steprun_env env = { .cache_dir = o->cache,
+				   .recipe_path = o->recipe_path,
+				   .slot = o->slot,
+				   .step_dir = step_dir };
+	struct session_step st;
+	struct buf text;
+	char *json = NULL, *path = util_fmt("%s/result.json", step_dir);
+
+	buf_init(&text, 1 << 20);
+	if (gu_init() || steprun_assignment(&st, a, &env) ||
+	    report_step(&json, &text, &st) || !path ||
+	    util_write_atomic(path, json, strlen(json)))
+		_exit(3);
+	_exit(0);
+}
+
+static void run_step(const struct wopts *o, const struct job_assignment *a)
+{
+	char *step_dir = util_fmt("%s/worker/%s/steps/%lld-%lld", o->cache,
+				  o->name, a->job, a->step);
+	char *hb = util_fmt("leases/%s/heartbeat", a->lease);
+	char *res = util_fmt("leases/%s/result", a->lease);
+	char *result_path = util_fmt("%s/result.json", step_dir);
+	double every = a->lease_seconds / 4 < 2 ? a->lease_seconds / 4 : 2;
+	double last = util_now();
+	struct buf body;
+	pid_t pid;
+	int status = 0, cancelled = 0;
+
+	buf_init(&body, 64u << 20);
+	if (!step_dir || !hb || !res || !result_path)
+		goto out;
+	util_remove_tree(step_dir);
+	util_mkdir_p(step_dir);
+	say("job %lld step %lld: %s %.12s", a->job, a->step, a->role,
+	    a->commit);
+	pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		child(o, a, step_dir);
+	}
+	if (pid < 0) {
+		say("fork: %s", strerror(errno));
+		goto out;
+	}
+	setpgid(pid, pid);
+	for (;;) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+		long http = 0;
+
+		if (w == pid)
+			break;
+		nap(0.2);
+		if (util_now() - last < (every < 1 ? 1 : every))
+			continue;
+		last = util_now();
+		if (call(o, "POST", hb, "", &http, NULL, 10))
+			say("heartbeat: %s", err_last());
+		else if (http == 410 || http == 404) {
+			say("step %lld cancelled by the coordinator", a->step);
+			kill(-pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			cancelled = 1;
+			break;
+		}
+	}
+	if (cancelled)
+		goto out;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+	    buf_read_file(&body, result_path)) {
+		buf_reset(&body);
+		buf_puts(&body, "{\"verdict\":\"infra\",\"title\":\"the "
+				"worker's step process failed\"}");
+	}
+	upload(o, a->lease, step_dir);
+	for (double backoff = 1; !stopping;
+	     backoff = backoff < 30 ? backoff * 2 : 30) {
+		long http = 0;
+		struct buf out;
+
+		buf_init(&out, 1 << 20);
+		if (call(o, "POST", res, buf_str(&body), &http, &out, 30)) {
+			say("result: %s; retrying in %.0f s", err_last(),
+			    backoff);
+			buf_release(&out);
+			nap(backoff);
+			continue;
+		}
+		if (http == 200) {
+			char *v = job_json_string(buf_str(&body), "verdict");
+
+			say("step %lld: %s, sent", a->step, v ? v : "?");
+			free(v);
+		} else
+			say("step %lld: result not taken (HTTP %ld): %s",
+			    a->step, http, buf_str(&out));
+		buf_release(&out);
+		break;
+	}
+out:
+	buf_release(&body);
+	free(step_dir);
+	free(hb);
+	free(res);
+	free(result_path);
+}
+
+static void default_recipe_path(struct wopts *o)
+{
+	char exe[PATH_MAX], *slash;
+	const char *env = getenv("BISECTD_RECIPES");
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	exe[n > 0 ? n : 0] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(o->recipe_path, sizeof(o->recipe_path),
+		 "%s%s%s/../recipes:%s/recipes", env ? env : "", env ? ":" : "",
+		 exe, DATADIR);
+}
+
+static int usage(void)
+{
+	fprintf(stderr,
+		"usage: bisect-worker --server URL --token TOKEN [--name "
+		"NAME]\n"
+		"                     [--recipes a,b,...] [--allow-commands] "
+		"[--slot S] [--once]\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "server", required_argument, NULL, 's' },
+		{ "token", required_argument, NULL, 't' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "recipes", required_argument, NULL, 'r' },
+		{ "allow-commands", no_argument, NULL, 'a' },
+		{ "slot", required_argument, NULL, 'S' },
+		{ "once", no_argument, NULL, '1' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct wopts o = { .slot = "" };
+	struct sigaction sa;
+	struct buf out;
+	char host[64] = "worker", *poll_path = NULL;
+	long long id;
+	double backoff = 1;
+	int opt;
+
+	gethostname(host, sizeof(host) - 1);
+	snprintf(o.name, sizeof(o.name), "%.40s-%d", host, (int)getpid());
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			o.server = optarg;
+			break;
+		case 't':
+			o.token = optarg;
+			break;
+		case 'n':
+			snprintf(o.name, sizeof(o.name), "%s", optarg);
+			break;
+		case 'r':
+			o.recipes = optarg;
+			break;
+		case 'a':
+			o.allow_commands = 1;
+			break;
+		case 'S':
+			o.slot = optarg;
+			break;
+		case '1':
+			o.once = 1;
+			break;
+		default:
+			return usage();
+		}
+	}
+	if (!o.server || !o.token || optind < argc)
+		return usage();
+	if (strncmp(o.server, "http://", 7) &&
+	    strncmp(o.server, "https://", 8)) {
+		say("--server must be an http:// or https:// URL");
+		return 2;
+	}
+	default_recipe_path(&o);
+	o.cache = util_cache_dir();
+	if (!o.cache || http_global_init()) {
+		say("%s", err_last());
+		return 3;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	buf_init(&out, 1 << 20);
+again:
+	id = register_worker(&o);
+	if (id < 0) {
+		buf_release(&out);
+		return stopping ? 0 : 2;
+	}
+	say("registered as worker %lld (%s) with %s", id, o.name, o.server);
+	free(poll_path);
+	poll_path = util_fmt("workers/%lld/poll?wait=25", id);
+	while (!stopping) {
+		struct job_assignment a;
+		long status = 0;
+
+		if (call(&o, "POST", poll_path, "", &status, &out, 40)) {
+			say("poll: %s; retrying in %.0f s", err_last(),
+			    backoff);
+			nap(backoff);
+			backoff = backoff < 30 ? backoff * 2 : 30;
+			continue;
+		}
+		backoff = 1;
+		if (status == 204)
+			continue;
+		if (status == 404)
+			goto again; /* the coordinator forgot us: register */
+		if (status != 200) {
+			say("poll: HTTP %ld: %s", status, buf_str(&out));
+			if (status == 401)
+				break;
+			nap(1);
+			continue;
+		}
+		if (job_assignment_parse(&a, out.ptr, out.len)) {
+			say("bad assignment: %s", err_last());
+			continue;
+		}
+		run_step(&o, &a);
+		job_spec_release(&a.spec);
+		if (o.once)
+			break;
+	}
+	free(poll_path);
+	buf_release(&out);
+	free(o.cache);
+	return 0;
+}

@@ -1,0 +1,265 @@
+/*
+ * Running one step, for every caller: bisectctl's embedded workers and
+ * bisect-worker alike.  A step is a commit, and either a command
+ * (generic mode) or a recipe (kernel mode).
+ */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "digest.h"
+#include "error.h"
+#include "job.h"
+#include "util.h"
+#include "worker.h"
+
+void session_step_release(struct session_step *st)
+{
+	free(st->title);
+	free(st->excerpt);
+	free(st->console_log);
+	free(st->build_log);
+	free(st->log);
+	free(st->config_path);
+	free(st->config_notes);
+	st->title = st->excerpt = st->console_log = st->build_log = NULL;
+	st->log = st->config_path = st->config_notes = NULL;
+}
+
+char *steprun_repo_key(struct gu_repo *repo)
+{
+	char real[PATH_MAX];
+	const char *p = gu_gitdir(repo);
+
+	if (realpath(p, real))
+		p = real;
+	return util_fmt("%016llx", util_hash(p, strlen(p)));
+}
+
+int steprun_lock_dir(const char *dir)
+{
+	char *path = util_fmt("%s.lock", dir);
+	int fd;
+
+	if (!path)
+		return err_set(ERR_NOMEM, "out of memory");
+	fd = util_lock(path);
+	free(path);
+	return fd;
+}
+
+int steprun_command(struct session_step *st, struct gu_repo *repo,
+		    const char *worktree, const struct gu_oid *commit,
+		    const char *const *argv, const char *log)
+{
+	char hex[GU_HEXSZ + 1], *env_commit;
+	struct proc_result pr;
+	int rc;
+
+	gu_oid_hex(hex, commit);
+	rc = gu_checkout(repo, worktree, commit);
+	if (rc)
+		return rc;
+	env_commit = util_fmt("BISECT_COMMIT=%s", hex);
+	st->log = log ? strdup(log) : NULL;
+	if (!env_commit || (log && !st->log)) {
+		free(env_commit);
+		return err_set(ERR_NOMEM, "out of memory");
+	}
+	{
+		const char *env[] = { env_commit, NULL };
+		struct proc_opts o = { .cwd = worktree,
+				       .env = env,
+				       .log_path = log };
+
+		rc = proc_run(&pr, argv, &o);
+	}
+	free(env_commit);
+	if (rc)
+		return rc;
+	if (pr.exec_failed)
+		return ERR_INPUT; /* proc_run said which command and why */
+	if (!pr.exited) {
+		st->verdict = VERDICT_INFRA;
+		st->title =
+			util_fmt("command was killed by signal %d", pr.signal);
+		return 0;
+	}
+	st->exit_code = pr.status;
+	if (pr.status == 0)
+		st->verdict = VERDICT_GOOD;
+	else if (pr.status == 125)
+		st->verdict = VERDICT_SKIP;
+	else if (pr.status < 128)
+		st->verdict = VERDICT_BAD;
+	else
+		st->verdict = VERDICT_INFRA;
+	if (st->verdict != VERDICT_GOOD)
+		st->title = util_fmt("exit status %d", pr.status);
+	return 0;
+}
+
+static char *take(char **p)
+{
+	char *s = *p;
+
+	*p = NULL;
+	return s;
+}
+
+int steprun_kernel(struct session_step *st, const struct step_spec *spec)
+{
+	struct step_result r;
+	int rc = pipeline_run(&r, spec);
+
+	if (rc) {
+		step_result_release(&r);
+		return rc;
+	}
+	st->verdict = r.verdict;
+	st->title = take(&r.title);
+	st->excerpt = take(&r.excerpt);
+	st->checkout_s = r.checkout_s;
+	st->config_s = r.config_s;
+	st->build_s = r.build_s;
+	st->boot_s = r.boot_s;
+	st->runs = r.runs_done ? r.runs_done : spec->runs;
+	st->runs_failed = r.runs_failed;
+	st->console_log = take(&r.console_log);
+	st->build_log = take(&r.build_log);
+	st->config_notes = take(&r.config_notes);
+	st->config_path = take(&r.config_path);
+	st->accel = r.accel;
+	step_result_release(&r);
+	return 0;
+}
+
+/* Open a path, or mirror a URL under the cache. */
+static int open_repo(struct gu_repo **out, const char *repo, const char *cache)
+{
+	char hex[DIGEST_HEXSZ + 1], *dir;
+	int rc;
+
+	if (!strstr(repo, "://"))
+		return gu_open(out, repo);
+	digest_sha256_hex(hex, repo, strlen(repo));
+	dir = util_fmt("%s/mirrors/%.16s.git", cache, hex);
+	if (!dir)
+		return err_set(ERR_NOMEM, "out of memory");
+	rc = util_mkdir_p(cache);
+	if (!rc)
+		rc = gu_open_url(out, repo, dir);
+	free(dir);
+	return rc;
+}
+
+static int run_assignment(struct session_step *st,
+			  const struct job_assignment *a,
+			  const struct steprun_env *env, struct gu_repo *repo,
+			  const struct gu_oid *oid)
+{
+	const struct job_spec *sp = &a->spec;
+	char *key = steprun_repo_key(repo), *work = NULL, *path = NULL;
+	struct recipe recipe;
+	int rc, lock = -1;
+
+	if (!key)
+		return err_set(ERR_NOMEM, "out of memory");
+	if (sp->command) {
+		const char *argv[] = { "sh", "-c", sp->command, NULL };
+
+		work = util_fmt("%s/work/%s-run%s", env->cache_dir, key,
+				env->slot);
+		path = util_fmt("%s/command.log", env->step_dir);
+		rc = work && path ? 0 : err_set(ERR_NOMEM, "out of memory");
+		if (!rc && (rc = util_mkdir_p(work)) == 0 &&
+		    (lock = steprun_lock_dir(work)) < 0)
+			rc = lock;
+		if (!rc)
+			rc = steprun_command(st, repo, work, oid, argv, path);
+		goto out;
+	}
+	{
+		char rpath[PATH_MAX];
+
+		rc = recipe_find(rpath, sizeof(rpath), sp->recipe,
+				 env->recipe_path);
+		if (!rc)
+			rc = recipe_load(&recipe, rpath);
+		if (rc)
+			goto out;
+	}
+	if (sp->test) {
+		path = util_fmt("%s/test.sh", env->step_dir);
+		rc = path ? util_write_atomic(path, sp->test, strlen(sp->test))
+			  : err_set(ERR_NOMEM, "out of memory");
+		if (!rc && chmod(path, 0755))
+			rc = err_sys(ERR_INFRA, "chmod '%s'", path);
+	}
+	work = util_fmt("%s/work/%s-%s%s", env->cache_dir, key, recipe.name,
+			env->slot);
+	if (!rc && !work)
+		rc = err_set(ERR_NOMEM, "out of memory");
+	if (!rc && (rc = util_mkdir_p(work)) == 0 &&
+	    (lock = steprun_lock_dir(work)) < 0)
+		rc = lock;
+	if (!rc) {
+		struct step_spec spec = { .repo = repo,
+					  .commit = *oid,
+					  .recipe = &recipe,
+					  .test_script = path,
+					  .runs = sp->runs,
+					  .work_dir = work,
+					  .step_dir = env->step_dir,
+					  .live = env->live };
+
+		rc = steprun_kernel(st, &spec);
+	}
+	recipe_release(&recipe);
+out:
+	if (lock >= 0)
+		close(lock);
+	free(key);
+	free(work);
+	free(path);
+	return rc;
+}
+
+int steprun_assignment(struct session_step *st, const struct job_assignment *a,
+		       const struct steprun_env *env)
+{
+	struct gu_repo *repo = NULL;
+	struct gu_oid oid;
+	double t0 = util_now();
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	st->exit_code = -1;
+	st->role = a->role;
+	snprintf(st->hex, sizeof(st->hex), "%s", a->commit);
+	rc = util_mkdir_p(env->step_dir);
+	if (!rc)
+		rc = open_repo(&repo, a->spec.repo, env->cache_dir);
+	if (!rc && (rc = gu_oid_parse(&oid, a->commit)) == 0)
+		rc = run_assignment(st, a, env, repo, &oid);
+	gu_close(repo);
+	st->seconds = util_now() - t0;
+	if (rc == ERR_NOMEM)
+		return rc;
+	if (rc) {
+		/* the step could not run here: not a verdict on the commit */
+		session_step_release(st);
+		st->verdict = VERDICT_INFRA;
+		st->title = strdup(err_last());
+	}
+	if (!st->title)
+		st->title = strdup("");
+	if (!st->excerpt)
+		st->excerpt = strdup("");
+	return st->title && st->excerpt ? 0
+					: err_set(ERR_NOMEM, "out of memory");
+}
