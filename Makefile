@@ -26,7 +26,7 @@ LIBS = $(shell pkg-config --libs $(PKGS))
 DEBS_BUILD = build-essential pkg-config libgit2-dev libarchive-dev \
 	libjansson-dev libcmocka-dev libmicrohttpd-dev libsqlite3-dev \
 	libcurl4-openssl-dev libssl-dev clang-format
-DEBS_RUN = git jq openssl rpm qemu-system-x86 busybox-static ccache bc bison flex \
+DEBS_RUN = git jq curl iproute2 openssl rpm qemu-system-x86 busybox-static ccache bc bison flex \
 	libelf-dev libssl-dev cpio kmod xz-utils linux-source-6.1 \
 	linux-config-6.1
 
@@ -41,7 +41,7 @@ LIBS_OWN = bisectd/libcoord.a worker/libworker.a lib/libbisect.a
 
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:.c=)
-FIXTURE_BIN = tests/fixtures/kernel-history
+FIXTURE_BIN = tests/fixtures/kernel-history tests/fixtures/hook-sink
 
 PROGRAMS = bisectd/bisectctl bisectd/bisectd worker/bisect-worker
 
@@ -74,6 +74,9 @@ worker/bisect-worker: worker/bisect-worker.o $(LIBS_OWN)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) -lm -lpthread
 
 tests/fixtures/kernel-history: tests/fixtures/kernel-history.o lib/libbisect.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+
+tests/fixtures/hook-sink: tests/fixtures/hook-sink.o lib/libbisect.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
 
 tests/unit/test_%: tests/unit/test_%.o $(LIBS_OWN)

@@ -237,7 +237,8 @@ static enum MHD_Result submit(struct api *a, struct MHD_Connection *mc,
 	int rc;
 
 	pthread_mutex_lock(&a->c->lock);
-	rc = sched_submit(a->c->sched, buf_str(&cn->body), cn->body.len, &id);
+	rc = sched_submit(a->c->sched, buf_str(&cn->body), cn->body.len, NULL,
+			  0, &id);
 	pthread_cond_broadcast(&a->c->wake);
 	pthread_mutex_unlock(&a->c->lock);
 	if (rc)

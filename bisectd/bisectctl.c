@@ -22,6 +22,8 @@
 #include "gitutil.h"
 #include "recipe.h"
 #include "report.h"
+#include "embed.h"
+#include "job.h"
 #include "session.h"
 #include "util.h"
 #include "worker.h"
@@ -69,6 +71,7 @@ struct common {
 	const char *json;
 	const char *out;
 	const char *replay;
+	int workers;
 };
 
 /* Parse one common option; 1 if it was one, 0 if not, -1 on error. */
@@ -97,6 +100,19 @@ static int common_opt(struct common *c, int opt, const char *arg)
 	case 'R':
 		c->replay = arg;
 		return 1;
+	case 'W': {
+		char *end;
+
+		c->workers = (int)strtol(arg, &end, 10);
+		if (*end || c->workers < 1 || c->workers > 64) {
+			err_set(ERR_INPUT,
+				"--workers needs a number from 1 to 64, not "
+				"'%s'",
+				arg);
+			return -1;
+		}
+		return 1;
+	}
 	}
 	return 0;
 }
@@ -107,17 +123,104 @@ static int common_opt(struct common *c, int opt, const char *arg)
 		{ "bad", required_argument, NULL, 'b' },                       \
 		{ "json", required_argument, NULL, 'j' },                      \
 		{ "out", required_argument, NULL, 'o' },                       \
+		{ "replay", required_argument, NULL, 'R' },                    \
 	{                                                                      \
-		"replay", required_argument, NULL, 'R'                         \
+		"workers", required_argument, NULL, 'W'                        \
 	}
 
-/* Open the repository and resolve the revisions into s. */
-static int setup_session(struct session *s, const struct common *c,
-			 struct gu_repo **repo)
+/*
+ * Verdicts from a bisect log to resume from: every "git bisect
+ * good|bad|skip REV" line.  When --bad or --good was not given, the
+ * log's first bad and its good commits stand in.  The log's own start
+ * (its bad and good commits) is not a verdict to replay.
+ */
+static int read_replay(const struct common *c, struct gu_repo *repo,
+		       struct job_spec *spec, struct sched_verdict **out,
+		       size_t *n)
 {
+	struct buf text;
+	const char *p;
+	size_t cap = 0, i;
+	int rc, had_good = spec->ngood > 0;
+
+	*out = NULL;
+	*n = 0;
+	buf_init(&text, 16u << 20);
+	if (buf_read_file(&text, c->replay)) {
+		buf_release(&text);
+		return err_wrap(ERR_INPUT, "cannot read bisect log");
+	}
+	rc = 0;
+	for (p = buf_str(&text); *p && !rc; p += strcspn(p, "\n"), p += !!*p) {
+		char verb[16], rev[256], hex[GU_HEXSZ + 1];
+		struct gu_oid oid;
+		enum verdict v;
+		int start = 0;
+
+		if (sscanf(p, "git bisect %15s %255s", verb, rev) != 2)
+			continue;
+		v = verdict_parse(verb);
+		if (v != VERDICT_GOOD && v != VERDICT_BAD && v != VERDICT_SKIP)
+			continue;
+		if ((rc = gu_resolve(repo, rev, &oid))) {
+			rc = err_wrap(ERR_INPUT, "bisect log '%s'", c->replay);
+			break;
+		}
+		gu_oid_hex(hex, &oid);
+		if (v == VERDICT_BAD && !spec->bad) {
+			spec->bad = strdup(hex);
+			start = 1;
+		} else if (v == VERDICT_BAD && !strcmp(spec->bad, hex)) {
+			start = 1;
+		} else if (v == VERDICT_GOOD && !had_good && !spec->ngood) {
+			spec->good[spec->ngood++] = strdup(hex);
+			start = 1;
+		}
+		for (i = 0; v == VERDICT_GOOD && i < spec->ngood; i++)
+			start |= !strcmp(spec->good[i], hex);
+		if (start)
+			continue;
+		if (*n == cap) {
+			struct sched_verdict *r;
+
+			cap = cap ? cap * 2 : 64;
+			r = realloc(*out, cap * sizeof(*r));
+			if (!r) {
+				rc = err_set(ERR_NOMEM, "out of memory");
+				break;
+			}
+			*out = r;
+		}
+		snprintf((*out)[*n].hex, sizeof((*out)[*n].hex), "%s", hex);
+		(*out)[(*n)++].verdict = verdict_name(v);
+	}
+	buf_release(&text);
+	if (rc) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+/*
+ * The request for a bisection from the command line: the repository,
+ * the revisions resolved, and the verdicts of a log to resume from.
+ */
+static int bisect_spec(struct job_spec *spec, const struct common *c,
+		       struct gu_repo **repo, struct sched_verdict **known,
+		       size_t *nknown)
+{
+	char real[PATH_MAX], hex[GU_HEXSZ + 1];
+	struct gu_oid oid;
 	size_t i;
 	int rc;
 
+	memset(spec, 0, sizeof(*spec));
+	*known = NULL;
+	*nknown = 0;
+	snprintf(spec->type, sizeof(spec->type), "bisect");
+	spec->runs = 1;
 	if (!c->replay && (!c->bad || !c->ngoods))
 		return err_set(ERR_INPUT, "need --bad and at least one --good");
 	if (c->replay && access(c->replay, R_OK))
@@ -126,35 +229,62 @@ static int setup_session(struct session *s, const struct common *c,
 	rc = gu_open(repo, c->repo_path);
 	if (rc)
 		return rc;
-	s->repo = *repo;
-	s->replay = c->replay;
+	spec->repo = strdup(realpath(c->repo_path, real) ? real : c->repo_path);
 	if (c->bad) {
-		rc = gu_resolve(*repo, c->bad, &s->bad);
-		if (rc)
+		if ((rc = gu_resolve(*repo, c->bad, &oid)))
 			return rc;
-		s->have_bad = 1;
+		gu_oid_hex(hex, &oid);
+		spec->bad = strdup(hex);
 	}
-	s->goods = calloc(c->ngoods + 1, sizeof(*s->goods));
-	if (!s->goods)
-		return err_set(ERR_NOMEM, "out of memory");
 	for (i = 0; i < c->ngoods; i++) {
-		rc = gu_resolve(*repo, c->goods[i], &s->goods[i]);
-		if (rc)
+		if ((rc = gu_resolve(*repo, c->goods[i], &oid)))
 			return rc;
-		s->ngoods++;
+		gu_oid_hex(hex, &oid);
+		spec->good[spec->ngood++] = strdup(hex);
+	}
+	if (c->replay && (rc = read_replay(c, *repo, spec, known, nknown)))
+		return rc;
+	if (!spec->bad || !spec->ngood)
+		return err_set(ERR_INPUT, "need a bad commit and a good one");
+	for (i = 0; i < spec->ngood; i++) {
+		struct gu_oid bad, good, mb;
+
+		gu_oid_parse(&bad, spec->bad);
+		gu_oid_parse(&good, spec->good[i]);
+		if (gu_is_ancestor(*repo, &good, &bad) == 0 &&
+		    gu_merge_base(*repo, &good, &bad, &mb) == 0 &&
+		    !gu_oid_equal(&mb, &bad)) {
+			gu_oid_hex(hex, &mb);
+			fprintf(stderr,
+				"good commit %.12s is not an ancestor of bad "
+				"commit %.12s; testing their merge base %.12s "
+				"first\n",
+				spec->good[i], spec->bad, hex);
+		}
 	}
 	return 0;
 }
 
-/* A stable directory name for a repository: a hash of its git dir. */
-static char *repo_key(struct gu_repo *repo)
+/* Run the job in-process and fill s for the reports. */
+static int run_embedded(struct session *s, int *code, const struct common *c,
+			const struct job_spec *spec,
+			const struct sched_verdict *known, size_t nknown,
+			const char *out, const char *recipe_path)
 {
-	char real[PATH_MAX];
-	const char *p = gu_gitdir(repo);
+	struct embed_opts eo = { .out_dir = out,
+				 .recipe_path = recipe_path,
+				 .workers = c->workers ? c->workers : 1,
+				 .progress = stderr,
+				 .live = isatty(2) };
+	char *json = job_spec_dump(spec), *cache = util_cache_dir();
+	int rc;
 
-	if (realpath(p, real))
-		p = real;
-	return util_fmt("%016llx", util_hash(p, strlen(p)));
+	eo.cache_dir = cache;
+	rc = json && cache ? embed_run(s, code, &eo, json, known, nknown)
+			   : err_set(ERR_NOMEM, "out of memory");
+	free(json);
+	free(cache);
+	return rc;
 }
 
 static char *make_out_dir(const char *given)
@@ -183,23 +313,15 @@ static char *make_out_dir(const char *given)
 		free(dir);
 		return NULL;
 	}
-	return dir;
-}
+	{
+		/* absolute: steps run in other directories */
+		char *abs = realpath(dir, NULL);
 
-/*
- * One bisectctl at a time per worktree: lock "DIR.lock" beside it for as
- * long as the command runs.  Returns the lock's descriptor or <0.
- */
-static int lock_dir(const char *dir)
-{
-	char *path = util_fmt("%s.lock", dir);
-	int fd;
-
-	if (!path)
-		return err_set(ERR_NOMEM, "out of memory");
-	fd = util_lock(path);
-	free(path);
-	return fd;
+		free(dir);
+		if (!abs)
+			err_sys(ERR_INFRA, "output directory");
+		return abs;
+	}
 }
 
 /* Write the reports, print the text one; returns the exit status. */
@@ -242,67 +364,23 @@ static int finish(struct session *s, struct report_info *ri,
 
 /* --- generic mode ------------------------------------------------------ */
 
-struct run_ctx {
-	struct gu_repo *repo;
-	const char *worktree;
-	const char *out_dir;
-	char *const *cmd;
-	unsigned n;
-};
-
-static int run_test(struct session_step *st, const struct gu_oid *commit,
-		    void *payload)
+/* The command line as one shell command, each argument quoted. */
+static char *shell_join(char *const *argv)
 {
-	struct run_ctx *c = payload;
-	char hex[GU_HEXSZ + 1], *env_commit, *log;
-	struct proc_result pr;
-	int rc;
+	struct buf b;
+	const char *p;
 
-	gu_oid_hex(hex, commit);
-	rc = gu_checkout(c->repo, c->worktree, commit);
-	if (rc)
-		return rc;
-	env_commit = util_fmt("BISECT_COMMIT=%s", hex);
-	log = util_fmt("%s/steps/%02u-%.12s.log", c->out_dir, ++c->n, hex);
-	if (!env_commit || !log) {
-		free(env_commit);
-		free(log);
-		return err_set(ERR_NOMEM, "out of memory");
+	buf_init(&b, 1 << 20);
+	for (; *argv; argv++) {
+		buf_puts(&b, b.len ? " '" : "'");
+		for (p = *argv; *p; p++)
+			if (*p == '\'')
+				buf_puts(&b, "'\\''");
+			else
+				buf_put(&b, p, 1);
+		buf_puts(&b, "'");
 	}
-	{
-		const char *env[] = { env_commit, NULL };
-		struct proc_opts o = { .cwd = c->worktree,
-				       .env = env,
-				       .log_path = log };
-
-		rc = proc_run(&pr, (const char *const *)c->cmd, &o);
-	}
-	free(env_commit);
-	st->log = log;
-	if (rc)
-		return rc;
-	if (pr.exec_failed)
-		return ERR_INPUT; /* proc_run said which command and why */
-	if (!pr.exited)
-		return err_set(ERR_INFRA,
-			       "command was killed by signal %d: bisect run "
-			       "aborted",
-			       pr.signal);
-	st->exit_code = pr.status;
-	if (pr.status == 0)
-		st->verdict = VERDICT_GOOD;
-	else if (pr.status == 125)
-		st->verdict = VERDICT_SKIP;
-	else if (pr.status < 128)
-		st->verdict = VERDICT_BAD;
-	else
-		return err_set(ERR_INFRA,
-			       "command exited with status %d (>= 128): "
-			       "bisect run aborted",
-			       pr.status);
-	if (st->verdict != VERDICT_GOOD)
-		st->title = util_fmt("exit status %d", pr.status);
-	return 0;
+	return buf_detach(&b);
 }
 
 static char *join_args(char *const *argv)
@@ -321,69 +399,62 @@ static int cmd_run(int argc, char **argv)
 					      { NULL, 0, NULL, 0 } };
 	struct common c = { .repo_path = "." };
 	struct report_info ri = { .mode = "run" };
-	struct run_ctx ctx = { 0 };
+	struct job_spec spec;
+	struct sched_verdict *known = NULL;
+	size_t nknown = 0;
 	struct session s;
 	struct gu_repo *repo = NULL;
-	char *cache = NULL, *key = NULL, *wt = NULL, *out = NULL, *cmdline;
-	int opt, rc, status, lock = -1;
+	char *out = NULL, *cmdline = NULL;
+	int opt, rc, status, code = 0;
 
-	while ((opt = getopt_long(argc, argv, "+", opts, NULL)) != -1)
-		if (common_opt(&c, opt, optarg) != 1)
+	while ((opt = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		int r = common_opt(&c, opt, optarg);
+
+		if (r < 0)
+			return fail(ERR_INPUT);
+		if (r != 1)
 			return usage_error("bad option for run");
+	}
 	if (optind >= argc)
 		return usage_error("run needs a command after --");
+	if (strchr(argv[optind], '/') ? !util_is_executable(argv[optind])
+				      : !util_in_path(argv[optind])) {
+		fprintf(stderr,
+			"bisectctl: cannot run '%s': no such "
+			"executable\n",
+			argv[optind]);
+		return EXIT_INPUT;
+	}
 	session_init(&s);
-	rc = setup_session(&s, &c, &repo);
+	rc = bisect_spec(&spec, &c, &repo, &known, &nknown);
 	if (rc)
 		goto fail;
-	cache = util_cache_dir();
-	key = repo_key(repo);
-	wt = cache && key ? util_fmt("%s/worktrees/%s-run", cache, key) : NULL;
-	if (!wt) {
-		rc = err_set(ERR_NOMEM, "out of memory");
-		goto fail;
-	}
+	spec.command = shell_join(argv + optind);
 	out = make_out_dir(c.out);
-	if (!out || (rc = util_mkdir_p(wt)) || (lock = lock_dir(wt)) < 0) {
+	if (!out || !spec.command) {
 		rc = ERR_INFRA;
 		goto fail;
 	}
-	{
-		char *steps = util_fmt("%s/steps", out);
-
-		rc = steps ? util_mkdir_p(steps) : ERR_NOMEM;
-		free(steps);
-		if (rc)
-			goto fail;
-	}
-	ctx.repo = repo;
-	ctx.worktree = wt;
-	ctx.out_dir = out;
-	ctx.cmd = argv + optind;
-	s.out_dir = out;
-	s.progress = stderr;
-	s.test = run_test;
-	s.payload = &ctx;
+	s.repo = repo;
+	rc = run_embedded(&s, &code, &c, &spec, known, nknown, out, "");
+	if (rc)
+		goto fail;
 	cmdline = join_args(argv + optind);
 	ri.repo_path = c.repo_path;
 	ri.command = cmdline;
 	ri.out_dir = out;
-	rc = session_run(&s);
-	status = finish(&s, &ri, c.json, rc);
-	free(cmdline);
+	status = finish(&s, &ri, c.json, code);
 	goto out;
 fail:
 	status = fail(rc);
 out:
 	session_release(&s);
 	free(s.goods);
+	job_spec_release(&spec);
+	free(known);
 	gu_close(repo);
-	free(cache);
-	free(key);
-	free(wt);
+	free(cmdline);
 	free(out);
-	if (lock >= 0)
-		close(lock);
 	return status;
 }
 
@@ -403,14 +474,7 @@ struct bisect_ctx {
 	int lock; /* holds the work directory's lock, or -1 */
 };
 
-static char *take(char **p)
-{
-	char *s = *p;
-
-	*p = NULL;
-	return s;
-}
-
+/* One kernel step of test or verify, in the command's output directory. */
 static int bisect_test(struct session_step *st, const struct gu_oid *commit,
 		       void *payload)
 {
@@ -422,7 +486,6 @@ static int bisect_test(struct session_step *st, const struct gu_oid *commit,
 				  .runs = c->runs,
 				  .work_dir = c->work_dir,
 				  .live = isatty(2) };
-	struct step_result r;
 	char hex[GU_HEXSZ + 1], *dir;
 	int rc;
 
@@ -431,31 +494,16 @@ static int bisect_test(struct session_step *st, const struct gu_oid *commit,
 	if (!dir)
 		return err_set(ERR_NOMEM, "out of memory");
 	spec.step_dir = dir;
-	rc = pipeline_run(&r, &spec);
+	rc = steprun_kernel(st, &spec);
 	free(dir);
-	if (rc) {
-		step_result_release(&r);
+	if (rc)
 		return rc;
-	}
-	st->verdict = r.verdict;
-	st->title = take(&r.title);
-	st->excerpt = take(&r.excerpt);
-	st->checkout_s = r.checkout_s;
-	st->config_s = r.config_s;
-	st->build_s = r.build_s;
-	st->boot_s = r.boot_s;
-	st->runs = r.runs_done ? r.runs_done : c->runs;
-	st->runs_failed = r.runs_failed;
-	st->console_log = take(&r.console_log);
-	st->build_log = take(&r.build_log);
-	st->config_notes = take(&r.config_notes);
-	if (r.accel)
-		c->accel = r.accel;
-	if (r.verdict != VERDICT_INFRA) {
+	if (st->accel)
+		c->accel = st->accel;
+	if (st->verdict != VERDICT_INFRA && st->config_path) {
 		free(c->last_config);
-		c->last_config = take(&r.config_path);
+		c->last_config = strdup(st->config_path);
 	}
-	step_result_release(&r);
 	return 0;
 }
 
@@ -555,7 +603,7 @@ static int kernel_setup(struct bisect_ctx *ctx, struct recipe *recipe,
 	ctx->recipe = recipe;
 	ctx->runs = k->runs;
 	cache = util_cache_dir();
-	key = repo_key(repo);
+	key = steprun_repo_key(repo);
 	ctx->work_dir = cache && key ? util_fmt("%s/work/%s-%s", cache, key,
 						recipe->name)
 				     : NULL;
@@ -579,7 +627,7 @@ static int lock_work_dir(struct bisect_ctx *ctx)
 {
 	int rc = util_mkdir_p(ctx->work_dir);
 
-	if (!rc && (ctx->lock = lock_dir(ctx->work_dir)) < 0)
+	if (!rc && (ctx->lock = steprun_lock_dir(ctx->work_dir)) < 0)
 		rc = ctx->lock;
 	return rc;
 }
@@ -642,54 +690,70 @@ static int cmd_bisect(int argc, char **argv)
 	struct report_info ri = { .mode = "bisect" };
 	struct bisect_ctx ctx = { .lock = -1 };
 	struct recipe recipe = { 0 };
+	struct job_spec spec = { 0 };
+	struct sched_verdict *known = NULL;
+	size_t nknown = 0, i;
 	struct session s;
 	struct gu_repo *repo = NULL;
-	char *out = NULL;
-	int rc = 0, status;
+	struct buf test;
+	char *out = NULL, *search = NULL;
+	int rc = 0, status, code = 0;
 
 	status = parse_kernel_args(argc, argv, opts, &c, &k, NULL, NULL,
 				   "bisect");
 	if (status)
 		return status;
 	session_init(&s);
-	rc = setup_session(&s, &c, &repo);
+	buf_init(&test, 1 << 20);
+	rc = bisect_spec(&spec, &c, &repo, &known, &nknown);
 	if (!rc)
 		rc = kernel_setup(&ctx, &recipe, &k, repo);
+	if (!rc && ctx.test && buf_read_file(&test, ctx.test))
+		rc = err_wrap(ERR_INPUT, "test script");
 	if (rc)
 		goto fail;
-	if ((rc = lock_work_dir(&ctx)))
-		goto fail;
+	spec.recipe = strdup(k.recipe);
+	spec.test = ctx.test ? strdup(buf_str(&test)) : NULL;
+	spec.runs = k.runs;
+	spec.check_endpoints = 1;
 	out = make_out_dir(c.out);
-	if (!out) {
-		rc = ERR_INFRA;
+	search = recipe_search_path();
+	if (!out || !search || !spec.recipe) {
+		rc = out ? err_set(ERR_NOMEM, "out of memory") : ERR_INFRA;
 		goto fail;
 	}
-	ctx.out_dir = out;
-	s.out_dir = out;
-	s.progress = stderr;
-	s.check_endpoints = 1;
-	s.test = bisect_test;
-	s.payload = &ctx;
 	fprintf(stderr, "bisectctl: recipe %s, work directory %s, output %s\n",
 		recipe.name, ctx.work_dir, out);
-	rc = session_run(&s);
+	s.repo = repo;
+	rc = run_embedded(&s, &code, &c, &spec, known, nknown, out, search);
+	if (rc)
+		goto fail;
+	for (i = 0; i < s.nsteps; i++) {
+		if (s.steps[i].accel)
+			ri.accel = s.steps[i].accel;
+		if (s.steps[i].config_path &&
+		    s.steps[i].verdict != VERDICT_INFRA)
+			ri.config_path = s.steps[i].config_path;
+	}
 	ri.repo_path = c.repo_path;
 	ri.recipe = &recipe;
 	ri.test_script = ctx.test;
 	ri.runs = ctx.runs;
 	ri.out_dir = out;
-	ri.config_path = ctx.last_config;
-	ri.accel = ctx.accel;
-	status = finish(&s, &ri, c.json, rc);
+	status = finish(&s, &ri, c.json, code);
 	goto out;
 fail:
 	status = fail(rc);
 out:
 	session_release(&s);
 	free(s.goods);
+	job_spec_release(&spec);
+	free(known);
+	buf_release(&test);
 	kernel_release(&ctx, &recipe);
 	gu_close(repo);
 	free(out);
+	free(search);
 	return status;
 }
 

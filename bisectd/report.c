@@ -74,6 +74,14 @@ static json_t *step_json(const struct session_step *st)
 	json_object_set_new(o, "console_log", str_or_null(st->console_log));
 	json_object_set_new(o, "build_log", str_or_null(st->build_log));
 	json_object_set_new(o, "log", str_or_null(st->log));
+	if (st->config_path)
+		json_object_set_new(o, "config", json_string(st->config_path));
+	if (st->accel)
+		json_object_set_new(o, "accel", json_string(st->accel));
+	if (st->cached)
+		json_object_set_new(o, "cached", json_true());
+	if (st->abort)
+		json_object_set_new(o, "abort", json_true());
 	if (st->config_notes && *st->config_notes)
 		json_object_set_new(o, "config_notes",
 				    json_string(st->config_notes));
@@ -341,6 +349,63 @@ int report_verify(char **json, struct buf *text, const struct verify_report *v)
 	return 0;
 }
 
+static char *dup_field(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	return json_is_string(v) ? strdup(json_string_value(v)) : NULL;
+}
+
+static double real_field(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	return json_is_number(v) ? json_number_value(v) : 0;
+}
+
+int report_step_parse(struct session_step *st, const char *json)
+{
+	json_t *o = json_loads(json, 0, NULL), *v;
+	char *accel;
+
+	memset(st, 0, sizeof(*st));
+	st->exit_code = -1;
+	if (!o || !json_is_object(o)) {
+		json_decref(o);
+		return err_set(ERR_INPUT, "step result is not a JSON object");
+	}
+	v = json_object_get(o, "verdict");
+	st->verdict = json_is_string(v) ? verdict_parse(json_string_value(v))
+					: VERDICT_NONE;
+	st->title = dup_field(o, "title");
+	st->excerpt = dup_field(o, "excerpt");
+	st->seconds = real_field(o, "seconds");
+	st->checkout_s = real_field(o, "checkout_seconds");
+	st->config_s = real_field(o, "config_seconds");
+	st->build_s = real_field(o, "build_seconds");
+	st->boot_s = real_field(o, "boot_seconds");
+	if (json_is_integer(v = json_object_get(o, "exit_code")))
+		st->exit_code = (int)json_integer_value(v);
+	st->runs = (int)real_field(o, "runs");
+	st->runs_failed = (int)real_field(o, "runs_failed");
+	st->console_log = dup_field(o, "console_log");
+	st->build_log = dup_field(o, "build_log");
+	st->log = dup_field(o, "log");
+	st->config_path = dup_field(o, "config");
+	st->config_notes = dup_field(o, "config_notes");
+	st->abort = json_is_true(json_object_get(o, "abort"));
+	st->cached = json_is_true(json_object_get(o, "cached"));
+	accel = dup_field(o, "accel");
+	st->accel = !accel ? NULL : !strcmp(accel, "kvm") ? "kvm" : "tcg";
+	free(accel);
+	json_decref(o);
+	if (!st->title)
+		st->title = strdup("");
+	if (!st->excerpt)
+		st->excerpt = strdup("");
+	return 0;
+}
+
 /* --- jobs of the coordinator -------------------------------------------- */
 
 static int artifact_json(const char *name, long long size, const char *sha,
@@ -401,6 +466,8 @@ char *report_job(struct store *st, const struct store_job *j,
 	json_object_set_new(o, "result", str_or_null(j->result));
 	json_object_set_new(o, "culprit", str_or_null(j->culprit));
 	json_object_set_new(o, "reason", str_or_null(j->reason));
+	json_object_set_new(o, "initial_candidates",
+			    json_integer(j->candidates));
 	json_object_set_new(o, "created", time_or_null(j->created));
 	json_object_set_new(o, "started", time_or_null(j->started));
 	json_object_set_new(o, "finished", time_or_null(j->finished));

@@ -35,6 +35,9 @@ int report_text(struct buf *out, const struct session *s,
 /* One step alone (bisectctl test): JSON and a few lines of text. */
 int report_step(char **json, struct buf *text, const struct session_step *st);
 
+/* The other way: a step from its JSON (a worker's result). */
+int report_step_parse(struct session_step *st, const char *json);
+
 /* A fix check: the same commit without and with the patches. */
 struct verify_report {
 	const char *result; /* "fixed", "not fixed" or "inconclusive" */

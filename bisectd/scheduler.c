@@ -218,7 +218,9 @@ static int get_jobc(struct sched *s, long long id, const char *spec,
 	return 0;
 }
 
-int sched_submit(struct sched *s, const char *body, size_t len, long long *id)
+int sched_submit(struct sched *s, const char *body, size_t len,
+		 const struct sched_verdict *known, size_t nknown,
+		 long long *id)
 {
 	struct job_spec spec;
 	struct gu_repo *repo = NULL;
@@ -259,7 +261,28 @@ int sched_submit(struct sched *s, const char *body, size_t len, long long *id)
 		rc = err_set(ERR_NOMEM, "out of memory");
 		goto out;
 	}
+	if ((rc = store_begin(s->store)))
+		goto out;
 	rc = store_job_insert(s->store, id, spec.type, canon, spec.callback);
+	for (i = 0; i < nknown && !rc; i++) {
+		char *res = util_fmt("{\"verdict\":\"%s\",\"title\":\"\","
+				     "\"role\":\"replay\"}",
+				     known[i].verdict);
+		long long sid;
+
+		rc = res ? store_step_insert(s->store, &sid, *id, known[i].hex,
+					     "replay", 0, 0, NULL)
+			 : err_set(ERR_NOMEM, "out of memory");
+		if (!rc)
+			rc = store_step_done(s->store, sid, known[i].verdict,
+					     res, 0);
+		free(res);
+	}
+	if (rc) {
+		store_rollback(s->store);
+		goto out;
+	}
+	rc = store_commit(s->store);
 	if (!rc)
 		rc = sched_tick(s, *id);
 out:
@@ -280,13 +303,16 @@ struct plan {
 	int active; /* queued or leased steps */
 	int round;  /* the round a step queued now belongs to */
 	int ended;
+	char why[256]; /* why_of()'s answer */
 };
 
 struct cstat {
 	enum verdict verdict; /* the latest good/bad/skip, or NONE */
 	int infra;	      /* infra verdicts */
+	int abort;	      /* an infra verdict that must not be retried */
 	int pending;	      /* queued or leased steps */
-	const char *title;    /* of the infra result */
+	char title[256];      /* of the last infra result */
+	char why[256];	      /* ": title" of the verdict, or "" */
 };
 
 static void commit_status(const struct plan *p, const char *hex,
@@ -308,10 +334,27 @@ static void commit_status(const struct plan *p, const char *hex,
 		if (st->state != STEP_DONE)
 			continue;
 		v = verdict_parse(st->verdict);
-		if (v == VERDICT_INFRA)
+		if (v == VERDICT_INFRA) {
+			char *t = st->result
+					  ? job_json_string(st->result, "title")
+					  : NULL;
+
 			cs->infra++;
-		else if (v != VERDICT_NONE)
+			cs->abort |= st->result &&
+				     job_json_true(st->result, "abort");
+			snprintf(cs->title, sizeof(cs->title), "%s",
+				 t ? t : "");
+			free(t);
+		} else if (v != VERDICT_NONE) {
+			char *t = st->result ? job_json_string(st->result,
+								 "title")
+					     : NULL;
+
 			cs->verdict = v;
+			snprintf(cs->why, sizeof(cs->why), "%s%s",
+				 t && *t ? ": " : "", t ? t : "");
+			free(t);
+		}
 	}
 }
 
@@ -339,6 +382,20 @@ static int end_failed(struct plan *p, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	return end_job(p, JOB_FAILED, "error", NULL, msg);
+}
+
+/* The job cannot go on for want of a verdict: the machine failed. */
+static int end_infra(struct plan *p, const char *hex, const struct cstat *cs)
+{
+	char msg[1024];
+
+	if (cs->abort)
+		snprintf(msg, sizeof(msg), "%.12s: %s", hex, cs->title);
+	else
+		snprintf(msg, sizeof(msg),
+			 "infrastructure failure testing %.12s twice%s%s", hex,
+			 cs->title[0] ? ": " : "", cs->title);
+	return end_job(p, JOB_FAILED, "infra", NULL, msg);
 }
 
 static int cache_key(struct plan *p, const char *hex, char *out)
@@ -419,9 +476,8 @@ static int need(struct plan *p, const char *hex, const char *role)
 	commit_status(p, hex, &cs);
 	if (cs.verdict != VERDICT_NONE)
 		return cs.verdict;
-	if (cs.infra >= 2) {
-		end_failed(p, "infrastructure failure testing %.12s twice",
-			   hex);
+	if (cs.infra >= 2 || cs.abort) {
+		end_infra(p, hex, &cs);
 		return -1;
 	}
 	if (cs.pending || p->active >= p->slots)
@@ -446,6 +502,16 @@ static int plan_test(struct plan *p)
  * with the good commits to bisect from; returns 1 when all checks have
  * verdicts, 0 while waiting, < 0 when the job ended or failed.
  */
+/* ": title" of the verdict on hex, for messages. */
+static const char *why_of(struct plan *p, const char *hex)
+{
+	struct cstat cs;
+
+	commit_status(p, hex, &cs);
+	memcpy(p->why, cs.why, sizeof(p->why));
+	return p->why;
+}
+
 static int plan_checks(struct plan *p, char goods[][GU_HEXSZ + 1],
 		       size_t *ngoods)
 {
@@ -466,9 +532,9 @@ static int plan_checks(struct plan *p, char goods[][GU_HEXSZ + 1],
 		else if (v != VERDICT_BAD)
 			return end_failed(p,
 					  "the bad commit %.12s does not fail: "
-					  "nothing to bisect (verdict %s)",
-					  sp->bad,
-					  verdict_name((enum verdict)v));
+					  "nothing to bisect (verdict %s%s)",
+					  sp->bad, verdict_name((enum verdict)v),
+					  why_of(p, sp->bad));
 	}
 	for (i = 0; i < sp->ngood; i++) {
 		gu_oid_parse(&g, sp->good[i]);
@@ -487,9 +553,10 @@ static int plan_checks(struct plan *p, char goods[][GU_HEXSZ + 1],
 				return end_failed(
 					p,
 					"the good commit %.12s does not pass "
-					"(verdict %s)",
+					"(verdict %s%s)",
 					sp->good[i],
-					verdict_name((enum verdict)v));
+					verdict_name((enum verdict)v),
+					why_of(p, sp->good[i]));
 		}
 		rc = gu_is_ancestor(p->jc->repo, &g, &bad);
 		if (rc < 0)
@@ -638,6 +705,9 @@ static int plan_bisect(struct plan *p)
 	if (p->jc->graph.n == 0)
 		return end_failed(p, "the bad commit is reachable from a good "
 				     "commit: nothing to bisect");
+	if ((rc = store_job_set_candidates(p->s->store, p->jc->id,
+					   (long long)p->jc->graph.n)))
+		return rc;
 	for (;;) {
 		struct engine *e = make_engine(p);
 		uint32_t pick = 0, busy[256], more[256];
@@ -684,12 +754,9 @@ static int plan_bisect(struct plan *p)
 			commit_status(p, hex, &cs);
 			if (cs.verdict != VERDICT_NONE || !cs.infra)
 				continue;
-			if (cs.infra >= 2) {
+			if (cs.infra >= 2 || cs.abort) {
 				engine_free(e);
-				return end_failed(p,
-						  "infrastructure failure "
-						  "testing %.12s twice",
-						  hex);
+				return end_infra(p, hex, &cs);
 			}
 			if (!cs.pending && p->active < p->slots &&
 			    nbusy < 256) {
@@ -1054,6 +1121,32 @@ int sched_bisect_log(struct sched *s, long long id, struct buf *out)
 	job_spec_release(&spec);
 	store_job_release(&job);
 	return rc;
+}
+
+int sched_progress(struct sched *s, long long id, size_t *initial, size_t *left)
+{
+	struct jobc *jc = find_jobc(s, id);
+	struct plan p = { .s = s, .jc = jc };
+	struct store_job job;
+	struct engine *e;
+	int rc;
+
+	*initial = *left = 0;
+	if ((rc = store_job_get(s->store, id, &job)))
+		return rc;
+	*initial = (size_t)job.candidates;
+	store_job_release(&job);
+	if (!jc || !jc->have_graph)
+		return 0;
+	rc = store_steps_of_job(s->store, id, &p.steps, &p.nsteps);
+	if (rc)
+		return rc;
+	e = make_engine(&p);
+	if (e)
+		*left = engine_candidate_count(e);
+	engine_free(e);
+	store_steps_release(p.steps, p.nsteps);
+	return e ? 0 : ERR_NOMEM;
 }
 
 int sched_idle(struct sched *s)

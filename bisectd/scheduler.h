@@ -28,8 +28,26 @@ int sched_open(struct sched **out, struct store *st,
 	       const struct sched_opts *o);
 void sched_close(struct sched *s);
 
-/* A new job from a request body; ERR_INPUT names what is wrong. */
-int sched_submit(struct sched *s, const char *body, size_t len, long long *id);
+/* A verdict known before the job starts (from a bisect log to resume). */
+struct sched_verdict {
+	char hex[41];
+	const char *verdict; /* "good", "bad" or "skip" */
+};
+
+/*
+ * A new job from a request body, with verdicts already known (may be
+ * none); ERR_INPUT names what is wrong.
+ */
+int sched_submit(struct sched *s, const char *body, size_t len,
+		 const struct sched_verdict *known, size_t nknown,
+		 long long *id);
+
+/*
+ * Where a bisection stands: the candidates at its start and now (0 and
+ * 0 before the checks are done).
+ */
+int sched_progress(struct sched *s, long long job, size_t *initial,
+		   size_t *left);
 
 /* Decide for one job, or for all unfinished jobs after expiring leases. */
 int sched_tick(struct sched *s, long long job);

@@ -30,7 +30,8 @@ static const char schema[] =
 	" created REAL NOT NULL, started REAL, finished REAL, callback TEXT,"
 	" hook_state TEXT NOT NULL DEFAULT 'none',"
 	" hook_attempts INTEGER NOT NULL DEFAULT 0,"
-	" hook_next REAL NOT NULL DEFAULT 0, hook_error TEXT);"
+	" hook_next REAL NOT NULL DEFAULT 0, hook_error TEXT,"
+	" candidates INTEGER NOT NULL DEFAULT 0);"
 	"CREATE INDEX IF NOT EXISTS jobs_state ON jobs(state, id);"
 	"CREATE TABLE IF NOT EXISTS steps ("
 	" id INTEGER PRIMARY KEY, job INTEGER NOT NULL REFERENCES jobs(id),"
@@ -265,7 +266,7 @@ int store_job_insert(struct store *s, long long *id, const char *type,
 #define JOB_COLUMNS                                                            \
 	"id, type, state, spec, result, culprit, reason, created, started,"    \
 	" finished, callback, hook_state, hook_attempts, hook_next,"           \
-	" hook_error"
+	" hook_error, candidates"
 
 static void job_from_row(struct store_job *j, sqlite3_stmt *st)
 {
@@ -284,6 +285,7 @@ static void job_from_row(struct store_job *j, sqlite3_stmt *st)
 	j->hook_attempts = sqlite3_column_int(st, 12);
 	j->hook_next = sqlite3_column_double(st, 13);
 	j->hook_error = col_dup(st, 14);
+	j->candidates = sqlite3_column_int64(st, 15);
 }
 
 int store_job_get(struct store *s, long long id, struct store_job *out)
@@ -384,6 +386,14 @@ int store_job_ids(struct store *s, int state, long long **ids, size_t *n)
 		prep(s, "SELECT id FROM jobs WHERE state = ? ORDER BY id", "i",
 		     state),
 		ids, n);
+}
+
+int store_job_set_candidates(struct store *s, long long id, long long n)
+{
+	return run(s, prep(s,
+			   "UPDATE jobs SET candidates = ? WHERE id = ? AND "
+			   "candidates = 0",
+			   "ll", n, id));
 }
 
 int store_job_start(struct store *s, long long id)

@@ -42,6 +42,7 @@ struct store_job {
 	int hook_attempts;
 	double hook_next;
 	char *hook_error;
+	long long candidates; /* when the bisection proper began */
 };
 
 void store_job_release(struct store_job *j);
@@ -60,6 +61,8 @@ int store_job_list(struct store *s, int state, long long before, int limit,
 /* The ids of jobs in state, oldest first.  Caller frees *ids. */
 int store_job_ids(struct store *s, int state, long long **ids, size_t *n);
 int store_job_start(struct store *s, long long id);
+/* Record the candidates at the start of the bisection (once). */
+int store_job_set_candidates(struct store *s, long long id, long long n);
 /*
  * End a job that is queued or running: state, result, culprit, reason.
  * Returns 1 when it ended it, 0 when it had already ended (a job is never

@@ -512,6 +512,15 @@ char *job_json_string(const char *json, const char *field)
 	return s;
 }
 
+int job_json_true(const char *json, const char *field)
+{
+	json_t *o = json_loads(json, 0, NULL);
+	int t = o && json_is_true(json_object_get(o, field));
+
+	json_decref(o);
+	return t;
+}
+
 char *job_error_json(const char *msg)
 {
 	return dump(json_pack("{s:s}", "error", msg));

@@ -77,6 +77,9 @@ int job_result_check(const char *body, size_t len, char verdict[8]);
 /* A field of a JSON object as a string (NULL if absent).  Caller frees. */
 char *job_json_string(const char *json, const char *field);
 
+/* 1 when a field of a JSON object is true. */
+int job_json_true(const char *json, const char *field);
+
 /* {"error": msg} */
 char *job_error_json(const char *msg);
 

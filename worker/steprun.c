@@ -98,8 +98,14 @@ int steprun_command(struct session_step *st, struct gu_repo *repo,
 		st->verdict = VERDICT_BAD;
 	else
 		st->verdict = VERDICT_INFRA;
-	if (st->verdict != VERDICT_GOOD)
+	if (st->verdict == VERDICT_INFRA) {
+		st->abort = 1;
+		st->title = util_fmt("command exited with status %d (>= 128): "
+				     "bisect run aborted",
+				     pr.status);
+	} else if (st->verdict != VERDICT_GOOD) {
 		st->title = util_fmt("exit status %d", pr.status);
+	}
 	return 0;
 }
 
@@ -172,7 +178,7 @@ static int run_assignment(struct session_step *st,
 	if (sp->command) {
 		const char *argv[] = { "sh", "-c", sp->command, NULL };
 
-		work = util_fmt("%s/work/%s-run%s", env->cache_dir, key,
+		work = util_fmt("%s/worktrees/%s-run%s", env->cache_dir, key,
 				env->slot);
 		path = util_fmt("%s/command.log", env->step_dir);
 		rc = work && path ? 0 : err_set(ERR_NOMEM, "out of memory");

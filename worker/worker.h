@@ -110,6 +110,7 @@ struct session_step {
 	const char *role;  /* "bisect", "endpoint", "merge-base", "replay" */
 	size_t candidates; /* candidates left before this step */
 	int cached;	   /* the verdict came from the result cache */
+	int abort;	   /* infra that must stop the bisection at once */
 };
 
 /* Free what a step owns (its strings), not the step itself. */

@@ -509,14 +509,17 @@ static void test_engine__more_async(void **state)
 					if (!active[i]) {
 						probe[i] = more[--k];
 						active[i] = 1;
-						done_at[i] = now + 1.0 +
-							     (double)(seq++ % 10) / 100;
+						done_at[i] =
+							now + 1.0 +
+							(double)(seq++ % 10) /
+								100;
 					}
 				/* the next worker to finish */
 				k = workers;
 				for (i = 0; i < workers; i++)
 					if (active[i] &&
-					    (k == workers || done_at[i] < done_at[k]))
+					    (k == workers ||
+					     done_at[i] < done_at[k]))
 						k = i;
 				if (k == workers)
 					break;

@@ -1,0 +1,88 @@
+# Helpers for tests that run bisectd and bisect-workers, sourced after
+# lib.sh.  Everything listens on 127.0.0.1 (or in network namespaces the
+# test makes), on ports the kernel picks.
+BISECTD=$TOP/bisectd/bisectd
+WORKER=$TOP/worker/bisect-worker
+STATE=$SCRATCH/state
+LEASE=${LEASE:-5}
+PIDS=""
+cleanup_daemons() {
+	for p in $PIDS; do pkill -9 -s "$p" 2>/dev/null; kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$SCRATCH"
+}
+trap cleanup_daemons EXIT
+
+# make_tokens: STOKEN (submit) and WTOKEN (worker) in $STATE
+make_tokens() {
+	STOKEN=$("$BISECTD" --state "$STATE" token add submit tests)
+	WTOKEN=$("$BISECTD" --state "$STATE" token add worker tests)
+}
+
+# start_bisectd [ARGS]: start it (on $PORT when set), set URL and DPID.
+# $NETNS runs it in that network namespace, listening on $LISTEN.
+start_bisectd() {
+	rm -f "$STATE.port"
+	${NETNS:+ip netns exec "$NETNS"} setsid "$BISECTD" --state "$STATE" \
+		--listen "${LISTEN:-127.0.0.1}" --port "${PORT:-0}" \
+		--port-file "$STATE.port" --lease "$LEASE" "$@" \
+		>> "$SCRATCH/bisectd.log" 2>&1 &
+	DPID=$!
+	PIDS="$PIDS $DPID"
+	for _ in $(seq 100); do [ -s "$STATE.port" ] && break; sleep 0.1; done
+	PORT=$(cat "$STATE.port")
+	URL=http://${LISTEN:-127.0.0.1}:$PORT
+}
+
+# start_worker NAME [ARGS]: a worker that accepts commands; sets WPID
+start_worker() {
+	name=$1
+	shift
+	${WNETNS:+ip netns exec "$WNETNS"} setsid "$WORKER" --server "$URL" \
+		--token "$WTOKEN" --name "$name" --allow-commands \
+		--slot "-$name" "$@" > "$SCRATCH/$name.log" 2>&1 &
+	WPID=$!
+	PIDS="$PIDS $WPID"
+}
+
+# api METHOD PATH [BODY [TOKEN]]: body to $SCRATCH/body, prints the status
+api() {
+	${NETNS:+ip netns exec "$NETNS"} curl -s -o "$SCRATCH/body" \
+		-w '%{http_code}' -X "$1" \
+		${4:+-H "Authorization: Bearer $4"} \
+		${3:+--data-binary "$3"} "$URL/api/v1/$2"
+}
+
+# submit JSON: prints the new job's id
+submit() {
+	api POST jobs "$1" "$STOKEN" > /dev/null
+	jq -r .id "$SCRATCH/body"
+}
+
+# wait_job ID [SECONDS]: until the job ends; its document in $SCRATCH/job
+wait_job() {
+	for _ in $(seq $(( ${2:-120} * 5 ))); do
+		api GET "jobs/$1" > /dev/null
+		case $(jq -r .state "$SCRATCH/body" 2>/dev/null) in
+		done|failed|cancelled) cp "$SCRATCH/body" "$SCRATCH/job"; return 0 ;;
+		esac
+		sleep 0.2
+	done
+	cp "$SCRATCH/body" "$SCRATCH/job"
+	return 1
+}
+
+# wait_for FILE PATTERN [SECONDS]: until FILE has a line matching PATTERN
+wait_for() {
+	for _ in $(seq $(( ${3:-60} * 10 ))); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# bisect_job REPO GOOD BAD COMMAND [EXTRA]: the request JSON
+bisect_job() {
+	jq -nc --arg r "$1" --arg g "$2" --arg b "$3" --arg c "$4" \
+		"{type: \"bisect\", repo: \$r, good: [\$g], bad: \$b, command: \$c} ${5:+ + $5}"
+}

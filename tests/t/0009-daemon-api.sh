@@ -1,0 +1,124 @@
+#!/bin/sh
+# bisectd's API: a tracker submits a bisection with a token, a worker
+# runs it, the job carries its steps, artifacts and bisect log, and the
+# result is POSTed to the callback (retried until it is taken).  Bad
+# requests get a 4xx with a JSON error, and the daemon stays up and
+# writes nothing outside its state directory.
+. "$(dirname "$0")/../lib.sh"
+. "$TOP/tests/daemon-lib.sh"
+
+repo=$SCRATCH/repo
+eval "$("$TOP/tests/fixtures/mkrepo.sh" "$repo" 21 200)"
+mkdir -p "$SCRATCH/cwd" "$SCRATCH/hooks"
+cd "$SCRATCH/cwd" || exit 1
+make_tokens
+start_bisectd
+check "bisectd is up" [ "$(api GET health)" = 200 ]
+touch "$SCRATCH/marker"
+
+"$TOP/tests/fixtures/hook-sink" "$SCRATCH/sink.port" "$SCRATCH/hooks" 2 &
+PIDS="$PIDS $!"
+for _ in $(seq 50); do [ -s "$SCRATCH/sink.port" ] && break; sleep 0.1; done
+hook=http://127.0.0.1:$(cat "$SCRATCH/sink.port")/hook
+
+# --- auth ---------------------------------------------------------------
+req=$(bisect_job "$repo" "$GOOD" "$BAD" 'test ! -f regression' \
+	"{callback: \"$hook\"}")
+check "submitting without a token: 401" [ "$(api POST jobs "$req")" = 401 ]
+check "with a worker token: 401" [ "$(api POST jobs "$req" "$WTOKEN")" = 401 ]
+check "with an unknown token: 401" [ "$(api POST jobs "$req" nosuchtoken)" = 401 ]
+check "the error is JSON" jq_true "$SCRATCH/body" .error
+check "registering a worker with a submit token: 401" \
+	[ "$(api POST workers '{"name":"x"}' "$STOKEN")" = 401 ]
+check "tokens are stored hashed" \
+	sh -c "! grep -a -q '$STOKEN' '$STATE/state.db'"
+
+# --- a bisection --------------------------------------------------------
+check "submitting with the submit token: 201" \
+	[ "$(api POST jobs "$req" "$STOKEN")" = 201 ]
+id=$(jq -r .id "$SCRATCH/body")
+start_worker w1
+check "job $id ends" wait_job "$id" 60
+check "found the planted culprit" \
+	jq_true "$SCRATCH/job" ".state == \"done\" and .result == \"found\" and .culprit == \"$CULPRIT\""
+check "every done step has a verdict and a result" \
+	jq_true "$SCRATCH/job" '[.steps[] | select(.state == "done") | .verdict != null and .result.verdict == .verdict] | all'
+check "the job lists its rounds" jq_true "$SCRATCH/job" '.rounds >= 7 and .rounds <= 9'
+step=$(jq -r '[.steps[] | select(.state == "done")][0].id' "$SCRATCH/job")
+want=$(jq -r "[.steps[] | select(.id == $step)][0].artifacts[] | select(.name == \"command.log\") | .sha256" "$SCRATCH/job")
+api GET "jobs/$id/steps/$step/artifacts/command.log" > "$SCRATCH/code"
+check "the step's log was uploaded and downloads intact" \
+	[ "$(cat "$SCRATCH/code")" = 200 ] && [ "$(sha256sum < "$SCRATCH/body" | cut -d' ' -f1)" = "$want" ]
+api GET "jobs/$id/bisect.log" > /dev/null
+cp "$SCRATCH/body" "$SCRATCH/bisect.log"
+(cd "$repo" && git bisect replay "$SCRATCH/bisect.log") > "$SCRATCH/replay" 2>&1
+check "git bisect replay takes the job's bisect log" \
+	grep -q "^$CULPRIT is the first bad commit" "$SCRATCH/replay"
+git -C "$repo" bisect reset -q > /dev/null 2>&1
+check "the webhook was retried and delivered" \
+	wait_for "$SCRATCH/hooks/hook-1.json" "\"culprit\":\"$CULPRIT\"" 30
+api GET "jobs/$id" > /dev/null
+check "the job shows the delivery after 3 attempts" \
+	jq_true "$SCRATCH/body" '.webhook.state == "delivered" and .webhook.attempts == 3'
+api GET 'jobs?state=done' > /dev/null
+check "the job list has it" jq_true "$SCRATCH/body" "[.jobs[].id] | index($id) != null"
+
+# --- a test job, the result cache, cancel ------------------------------
+tested=$(jq -r "[.steps[] | select(.id == $step)][0].commit" "$SCRATCH/job")
+verdict=$(jq -r "[.steps[] | select(.id == $step)][0].verdict" "$SCRATCH/job")
+tid=$(submit "{\"type\":\"test\",\"repo\":\"$repo\",\"commit\":\"$tested\",\"command\":\"test ! -f regression\"}")
+wait_job "$tid" 30
+check "a test job of a commit already tested is answered from the cache" \
+	jq_true "$SCRATCH/job" ".result == \"$verdict\" and .steps[0].cached == true"
+kill -STOP "$WPID"
+sid=$(submit "$(bisect_job "$repo" "$GOOD" "$BAD" 'sleep 1; test ! -f regression')")
+check "cancel: 200" [ "$(api POST "jobs/$sid/cancel" '' "$STOKEN")" = 200 ]
+check "cancelled job" jq_true "$SCRATCH/body" '.state == "cancelled" and ([.steps[] | select(.state == "queued" or .state == "running")] | length) == 0'
+check "cancelling again: 409" [ "$(api POST "jobs/$sid/cancel" '' "$STOKEN")" = 409 ]
+check "cancelling without a token: 401" [ "$(api POST "jobs/$sid/cancel")" = 401 ]
+kill -CONT "$WPID"
+
+# --- bad requests -------------------------------------------------------
+bad() { # bad STATUS WHAT BODY
+	code=$(api POST jobs "$3" "$STOKEN")
+	if [ "$code" = "$1" ] && jq_true "$SCRATCH/body" .error > /dev/null; then
+		ok "$2: $code $(jq -r .error "$SCRATCH/body")"
+	else
+		not_ok "$2: got $code $(cat "$SCRATCH/body")"
+	fi
+}
+bad 422 "malformed JSON" '{"type": "bisect",'
+bad 422 "not an object" '[1, 2]'
+bad 422 "wrong type" "{\"type\":\"bisect\",\"repo\":\"$repo\",\"good\":[\"$GOOD\"],\"bad\":\"$BAD\",\"command\":\"true\",\"runs\":\"two\"}"
+bad 422 "unknown field" "{\"type\":\"bisect\",\"repo\":\"$repo\",\"good\":[\"$GOOD\"],\"bad\":\"$BAD\",\"command\":\"true\",\"colour\":1}"
+bad 422 "unknown job type" '{"type":"frobnicate"}'
+bad 422 "unknown revision" "{\"type\":\"bisect\",\"repo\":\"$repo\",\"good\":[\"v0.0-nosuch\"],\"bad\":\"$BAD\",\"command\":\"true\"}"
+bad 422 "not a repository" "{\"type\":\"bisect\",\"repo\":\"$SCRATCH/cwd\",\"good\":[\"a\"],\"bad\":\"b\",\"command\":\"true\"}"
+bad 422 "unknown recipe" "{\"type\":\"bisect\",\"repo\":\"$repo\",\"good\":[\"$GOOD\"],\"bad\":\"$BAD\",\"recipe\":\"nosuch\"}"
+bad 422 "callback not http" "{\"type\":\"test\",\"repo\":\"$repo\",\"commit\":\"$BAD\",\"command\":\"true\",\"callback\":\"file:///etc/passwd\"}"
+head -c 10485760 /dev/zero | tr '\0' 'a' > "$SCRATCH/big"
+code=$(curl -s -o "$SCRATCH/body" -w '%{http_code}' -H "Authorization: Bearer $STOKEN" \
+	--data-binary @"$SCRATCH/big" "$URL/api/v1/jobs")
+check "a 10 MB body: 413 ($code)" [ "$code" = 413 ]
+code=$(curl -s -o "$SCRATCH/body" -w '%{http_code}' --path-as-is \
+	"$URL/api/v1/jobs/$id/steps/$step/artifacts/../../../../etc/passwd")
+check "path traversal in an artifact name: 4xx ($code)" [ "$code" -ge 400 ] && [ "$code" -lt 500 ]
+code=$(curl -s -o "$SCRATCH/body" -w '%{http_code}' \
+	"$URL/api/v1/jobs/$id/steps/$step/artifacts/..%2f..%2fstate.db")
+check "an encoded traversal: 4xx ($code)" [ "$code" -ge 400 ] && [ "$code" -lt 500 ]
+code=$(curl -s -o "$SCRATCH/body" -w '%{http_code}' -X PUT -H "Authorization: Bearer $WTOKEN" \
+	-H "X-Content-SHA256: 00" --data-binary x "$URL/api/v1/leases/nosuch/artifacts/.hidden")
+check "uploading a dot file: 400 ($code)" [ "$code" = 400 ]
+code=$(curl -s -o "$SCRATCH/body" -w '%{http_code}' -X POST -H "Authorization: Bearer $WTOKEN" \
+	-d '{"verdict":"good"}' "$URL/api/v1/leases/nosuch/result")
+check "a result for an unknown lease: 409 ($code)" [ "$code" = 409 ]
+check "a job that does not exist: 404" [ "$(api GET jobs/999999)" = 404 ]
+check "bisectd is still up" [ "$(api GET health)" = 200 ]
+kill -0 "$DPID" && ok "the daemon process lives" || not_ok "the daemon process lives"
+new=$(find "$SCRATCH" -newer "$SCRATCH/marker" -type f | grep -v -e "^$STATE/" \
+	-e "^$SCRATCH/body$" -e "^$SCRATCH/code$" -e "^$SCRATCH/job$" \
+	-e "^$SCRATCH/big$" -e "^$SCRATCH/hooks/" -e "^$SCRATCH/sink.port$" \
+	-e "^$SCRATCH/bisect.log$" -e "^$SCRATCH/replay$" -e '\.log$' \
+	-e "^$BISECTD_CACHE/" -e "^$repo/")
+check "nothing written outside the state directory${new:+: $new}" [ -z "$new" ]
+done_testing

@@ -1,0 +1,28 @@
+#!/bin/sh
+# Parallel bisection: with W workers on one job, bisectd tests up to W
+# commits at once, and the rounds stay within ceil(log_{W+1} N) + 1.
+# The same history with W = 1, 2 and 4, each with its own command (so
+# that no verdict comes from the result cache).
+. "$(dirname "$0")/../lib.sh"
+. "$TOP/tests/daemon-lib.sh"
+
+repo=$SCRATCH/repo
+eval "$("$TOP/tests/fixtures/mkrepo.sh" "$repo" 5 400)"
+make_tokens
+start_bisectd
+for w in 1 2 3 4; do start_worker "w$w"; done
+for W in 1 2 4; do
+	id=$(submit "$(bisect_job "$repo" "$GOOD" "$BAD" \
+		"sleep 0.2; test ! -f regression # W=$W" "{max_workers: $W}")")
+	wait_job "$id" 120
+	n=$(jq .initial_candidates "$SCRATCH/job")
+	bound=$(awk -v n="$n" -v w="$W" 'BEGIN { r = 0; c = 1; while (c < n) { c *= w + 1; r++ } print r + 1 }')
+	check "W=$W: found the culprit" \
+		jq_true "$SCRATCH/job" ".result == \"found\" and .culprit == \"$CULPRIT\""
+	rounds=$(jq .rounds "$SCRATCH/job")
+	check "W=$W: $rounds rounds for $n candidates (bound $bound)" [ "$rounds" -le "$bound" ]
+	most=$(jq '[.steps[] | select(.state != "cancelled") | .round] | group_by(.) | map(length) | max' "$SCRATCH/job")
+	check "W=$W: at most $W probes per round ($most)" [ "$most" -le "$W" ]
+	[ "$W" -gt 1 ] && check "W=$W: rounds with more than one probe" [ "$most" -gt 1 ]
+done
+done_testing
