@@ -346,9 +346,9 @@ static void commit_status(const struct plan *p, const char *hex,
 				 t ? t : "");
 			free(t);
 		} else if (v != VERDICT_NONE) {
-			char *t = st->result ? job_json_string(st->result,
-								 "title")
-					     : NULL;
+			char *t = st->result
+					  ? job_json_string(st->result, "title")
+					  : NULL;
 
 			cs->verdict = v;
 			snprintf(cs->why, sizeof(cs->why), "%s%s",
@@ -533,7 +533,8 @@ static int plan_checks(struct plan *p, char goods[][GU_HEXSZ + 1],
 			return end_failed(p,
 					  "the bad commit %.12s does not fail: "
 					  "nothing to bisect (verdict %s%s)",
-					  sp->bad, verdict_name((enum verdict)v),
+					  sp->bad,
+					  verdict_name((enum verdict)v),
 					  why_of(p, sp->bad));
 	}
 	for (i = 0; i < sp->ngood; i++) {
