@@ -28,6 +28,7 @@
 #include "digest.h"
 #include "error.h"
 #include "job.h"
+#include "jobview.h"
 #include "report.h"
 #include "util.h"
 
@@ -279,6 +280,35 @@ static enum MHD_Result bisect_log(struct api *a, struct MHD_Connection *mc,
 		buf_release(&out);
 		return error_reply(mc, status_for(rc), err_last());
 	}
+	return reply(mc, MHD_HTTP_OK, buf_detach(&out),
+		     "text/plain; charset=utf-8");
+}
+
+static enum MHD_Result get_report(struct api *a, struct MHD_Connection *mc,
+				  long long id, int mail)
+{
+	const char *host =
+		MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Host");
+	char *base = util_fmt("http://%s", host ? host : "bisectd");
+	struct buf out;
+	char *json = NULL;
+	int rc;
+
+	buf_init(&out, 64u << 20);
+	pthread_mutex_lock(&a->c->lock);
+	rc = jobview_report(a->c->store, a->c->sched, id, base,
+			    mail ? &out : NULL, mail ? NULL : &json);
+	pthread_mutex_unlock(&a->c->lock);
+	free(base);
+	if (rc) {
+		buf_release(&out);
+		return error_reply(mc,
+				   rc == ERR_INPUT ? MHD_HTTP_CONFLICT
+						   : status_for(rc),
+				   err_last());
+	}
+	if (!mail)
+		return json_reply(mc, MHD_HTTP_OK, json);
 	return reply(mc, MHD_HTTP_OK, buf_detach(&out),
 		     "text/plain; charset=utf-8");
 }
@@ -581,6 +611,10 @@ static enum MHD_Result route(struct api *a, struct MHD_Connection *mc,
 		}
 		if (n == 3 && !strcmp(seg[2], "bisect.log") && is_get)
 			return bisect_log(a, mc, id);
+		if (n == 3 && !strcmp(seg[2], "report.txt") && is_get)
+			return get_report(a, mc, id, 1);
+		if (n == 3 && !strcmp(seg[2], "report.json") && is_get)
+			return get_report(a, mc, id, 0);
 		if (n == 6 && !strcmp(seg[2], "steps") &&
 		    !strcmp(seg[4], "artifacts") && is_get) {
 			if (parse_id(seg[3], &id2))

@@ -348,6 +348,16 @@ static int finish(struct session *s, struct report_info *ri,
 	if (path)
 		util_write_atomic(path, text.ptr, text.len);
 	free(path);
+	if (!rc && s->state == ENGINE_FOUND) {
+		struct buf mail;
+
+		buf_init(&mail, 64u << 20);
+		path = util_fmt("%s/report.mail", ri->out_dir);
+		if (path && !report_mail(&mail, s, ri, ri->out_dir))
+			util_write_atomic(path, mail.ptr, mail.len);
+		free(path);
+		buf_release(&mail);
+	}
 	if (json_path && util_write_atomic(json_path, json, strlen(json)))
 		fprintf(stderr, "bisectctl: %s\n", err_last());
 	fputs(buf_str(&text), stdout);

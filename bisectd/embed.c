@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "embed.h"
+#include "jobview.h"
 #include "error.h"
 #include "job.h"
 #include "report.h"
@@ -170,100 +171,6 @@ static void *work(void *arg)
 	}
 }
 
-static const char *role_name(const char *r)
-{
-	static const char *const roles[] = { "bisect", "endpoint", "merge-base",
-					     "replay", "test" };
-	size_t i;
-
-	for (i = 0; i < sizeof(roles) / sizeof(roles[0]); i++)
-		if (!strcmp(r, roles[i]))
-			return roles[i];
-	return "bisect";
-}
-
-/* The finished job as a session, for the reports. */
-static int fill_session(struct session *s, int *code, struct embed *e,
-			const struct job_spec *spec)
-{
-	struct store_job j;
-	struct store_step *steps = NULL;
-	size_t n = 0, i, initial = 0, left = 0;
-	int rc;
-
-	if ((rc = store_job_get(e->store, e->job, &j)))
-		return rc;
-	sched_progress(e->sched, e->job, &initial, &left);
-	rc = store_steps_of_job(e->store, e->job, &steps, &n);
-	if (rc)
-		goto out;
-	gu_oid_parse(&s->bad, spec->bad);
-	s->have_bad = 1;
-	s->goods = calloc(spec->ngood + 1, sizeof(*s->goods));
-	s->steps = calloc(n + 1, sizeof(*s->steps));
-	if (!s->goods || !s->steps) {
-		rc = err_set(ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < spec->ngood; i++)
-		gu_oid_parse(&s->goods[s->ngoods++], spec->good[i]);
-	for (i = 0; i < n; i++) {
-		struct session_step *st;
-
-		if (steps[i].state != STEP_DONE || !steps[i].result)
-			continue;
-		st = &s->steps[s->nsteps];
-		if (report_step_parse(st, steps[i].result))
-			continue;
-		s->nsteps++;
-		snprintf(st->hex, sizeof(st->hex), "%s", steps[i].hex);
-		st->role = role_name(steps[i].role);
-		st->candidates = (size_t)steps[i].candidates;
-		st->cached = steps[i].cached;
-	}
-	s->cap_steps = n + 1;
-	s->initial_candidates = initial;
-	*code = 0;
-	if (j.result && !strcmp(j.result, "found")) {
-		s->state = ENGINE_FOUND;
-		gu_oid_parse(&s->first_bad, j.culprit);
-	} else if (j.result && !strcmp(j.result, "ambiguous")) {
-		const char *p = j.reason ? strchr(j.reason, ':') : NULL;
-		size_t cap = 16;
-
-		s->state = ENGINE_AMBIGUOUS;
-		s->candidates = calloc(cap, sizeof(*s->candidates));
-		while (p && s->candidates && (p = strchr(p, ' '))) {
-			char hex[GU_HEXSZ + 1];
-
-			p++;
-			if (sscanf(p, "%40[0-9a-f]", hex) != 1)
-				break;
-			if (s->ncandidates == cap) {
-				struct gu_oid *c = realloc(
-					s->candidates,
-					2 * cap * sizeof(*s->candidates));
-
-				if (!c)
-					break;
-				s->candidates = c;
-				cap *= 2;
-			}
-			gu_oid_parse(&s->candidates[s->ncandidates++], hex);
-		}
-	} else {
-		*code = j.result && !strcmp(j.result, "infra") ? ERR_INFRA
-							       : ERR_INPUT;
-		s->stop_reason = strdup(j.reason ? j.reason : "stopped");
-		err_set(*code, "%s", s->stop_reason);
-	}
-	rc = sched_bisect_log(e->sched, e->job, &s->log);
-out:
-	store_steps_release(steps, n);
-	store_job_release(&j);
-	return rc;
-}
-
 /* An unfinished job of an earlier run in this directory, or 0. */
 static long long unfinished(struct store *st)
 {
@@ -365,7 +272,7 @@ int embed_run(struct session *s, int *code, const struct embed_opts *o,
 		rc = err_set(ERR_INFRA, "a local worker failed: %s",
 			     err_last());
 	if (!rc && !strcmp(spec.type, "bisect"))
-		rc = fill_session(s, code, &e, &spec);
+		rc = jobview_session(s, code, e.store, e.sched, e.job, &spec);
 out:
 	free(w);
 	job_spec_release(&spec);

@@ -12,6 +12,7 @@
 
 #include "engine.h"
 #include "error.h"
+#include "maintainers.h"
 #include "report.h"
 
 const char *report_result(const struct session *s, int error_code)
@@ -88,6 +89,41 @@ static json_t *step_json(const struct session_step *st)
 	return o;
 }
 
+/*
+ * Who a report goes to: the MAINTAINERS entries (at the culprit) for the
+ * culprit's files; the lists and regressions@ on Cc.
+ */
+static void recipients(const struct session *s, struct buf *to, struct buf *cc)
+{
+	struct gu_commit c;
+	struct buf text;
+
+	if (s->state != ENGINE_FOUND ||
+	    gu_commit_info(&c, s->repo, &s->first_bad)) {
+		buf_puts(cc, MAINT_REGRESSIONS "\n");
+		return;
+	}
+	buf_init(&text, 64u << 20);
+	gu_read_blob(s->repo, &s->first_bad, "MAINTAINERS", &text);
+	maint_recipients(buf_str(&text), (const char *const *)c.files, c.nfiles,
+			 to, cc);
+	buf_release(&text);
+	gu_commit_release(&c);
+}
+
+static json_t *lines_json(const char *text)
+{
+	json_t *a = json_array();
+
+	while (*text) {
+		size_t l = strcspn(text, "\n");
+
+		json_array_append_new(a, json_stringn(text, l));
+		text += l + (text[l] != 0);
+	}
+	return a;
+}
+
 int report_json(char **out, const struct session *s,
 		const struct report_info *ri)
 {
@@ -141,6 +177,23 @@ int report_json(char **out, const struct session *s,
 		o, "estimated_steps",
 		json_integer(engine_estimate_steps(s->initial_candidates)));
 	json_object_set_new(o, "bisect_log", json_string(buf_str(&s->log)));
+	if (!ri->error_code && s->state == ENGINE_FOUND) {
+		struct buf to, cc;
+
+		buf_init(&to, 1 << 20);
+		buf_init(&cc, 1 << 20);
+		recipients(s, &to, &cc);
+		json_object_set_new(o, "recipients",
+				    json_pack("{s:o, s:o}", "to",
+					      lines_json(buf_str(&to)), "cc",
+					      lines_json(buf_str(&cc))));
+		gu_oid_hex(hex, &s->first_bad);
+		json_object_set_new(
+			o, "regzbot",
+			json_sprintf("#regzbot introduced: %.12s", hex));
+		buf_release(&to);
+		buf_release(&cc);
+	}
 	json_object_set_new(o, "out_dir", str_or_null(ri->out_dir));
 	if (ri->command)
 		json_object_set_new(o, "command", json_string(ri->command));
@@ -289,6 +342,117 @@ int report_text(struct buf *b, const struct session *s,
 		buf_printf(b, "\ncommand: %s\n", ri->command);
 	if (ri->out_dir)
 		buf_printf(b, "output: %s\n", ri->out_dir);
+	return 0;
+}
+
+/* "a, b, c" from one address per line. */
+static void joined(struct buf *b, const char *lines)
+{
+	int first = 1;
+
+	while (*lines) {
+		size_t l = strcspn(lines, "\n");
+
+		if (l)
+			buf_printf(b, "%s%.*s", first ? "" : ", ", (int)l,
+				   lines);
+		first = first && !l;
+		lines += l + (lines[l] != 0);
+	}
+}
+
+static void indented(struct buf *b, const char *text, const char *pad)
+{
+	while (*text) {
+		size_t l = strcspn(text, "\n");
+
+		buf_printf(b, "%s%.*s\n", pad, (int)l, text);
+		text += l + (text[l] != 0);
+	}
+}
+
+int report_mail(struct buf *b, const struct session *s,
+		const struct report_info *ri, const char *link_base)
+{
+	const struct session_step *cs = culprit_step(s);
+	struct gu_commit c;
+	struct buf to, cc;
+	char hex[GU_HEXSZ + 1], bad[GU_HEXSZ + 1];
+	size_t i;
+
+	if (ri->error_code || s->state != ENGINE_FOUND)
+		return report_text(b, s, ri);
+	if (gu_commit_info(&c, s->repo, &s->first_bad))
+		return -1;
+	buf_init(&to, 1 << 20);
+	buf_init(&cc, 1 << 20);
+	recipients(s, &to, &cc);
+	gu_oid_hex(hex, &s->first_bad);
+	gu_oid_hex(bad, &s->bad);
+	buf_printf(b, "Subject: [REGRESSION] %s (bisected to %.12s)\n",
+		   cs && *cs->title ? cs->title : c.subject, hex);
+	buf_puts(b, "To: ");
+	joined(b, buf_str(&to));
+	buf_puts(b, "\nCc: ");
+	joined(b, buf_str(&cc));
+	buf_puts(b, "\n\n");
+	buf_printf(b, "bisectd bisected a regression in %s between ",
+		   ri->repo_path);
+	for (i = 0; i < s->ngoods; i++) {
+		char g[GU_HEXSZ + 1];
+
+		gu_oid_hex(g, &s->goods[i]);
+		buf_printf(b, "%s%.12s", i ? ", " : "", g);
+	}
+	buf_printf(b, " (good) and %.12s (bad)", bad);
+	if (ri->recipe)
+		buf_printf(b,
+			   ", building with the %s recipe and booting in "
+			   "QEMU%s%s,",
+			   ri->recipe->name, ri->test_script ? " with " : "",
+			   ri->test_script ? ri->test_script : "");
+	else if (ri->command)
+		buf_printf(b, ", testing with '%s',", ri->command);
+	buf_printf(b, " in %zu steps, to:\n\n", session_bisect_steps(s));
+	buf_printf(b, "commit %s\nAuthor: %s\nDate:   %s\n\n    %s\n\n", hex,
+		   c.author, c.date, c.subject);
+	for (i = 0; i < c.nfiles && i < 20; i++)
+		buf_printf(b, " %s\n", c.files[i]);
+	if (c.nfiles > 20)
+		buf_printf(b, " (and %zu more files)\n", c.nfiles - 20);
+	if (cs && *cs->title) {
+		buf_printf(b, "\nThe failure, at %.12s:\n\n  %s\n", hex,
+			   cs->title);
+		if (*cs->excerpt) {
+			buf_puts(b, "\n");
+			indented(b, cs->excerpt, "  ");
+		}
+	}
+	buf_printf(b, "\nSteps (%zu candidates at the start):\n\n",
+		   s->initial_candidates);
+	buf_printf(b, "  %-3s %-12s %-10s %-7s %s\n", "#", "commit", "role",
+		   "verdict", "title");
+	for (i = 0; i < s->nsteps; i++)
+		buf_printf(b, "  %-3zu %-12.12s %-10s %-7s %s\n", i + 1,
+			   s->steps[i].hex, s->steps[i].role,
+			   verdict_name(s->steps[i].verdict),
+			   s->steps[i].title);
+	buf_puts(b, "\ngit bisect log:\n\n");
+	indented(b, buf_str(&s->log), "  ");
+	if (link_base) {
+		buf_printf(b, "\nLinks:\n  %s\n", link_base);
+		if (s->nsteps && s->steps[0].id)
+			buf_printf(b, "  job: %s/jobs/%lld\n", link_base,
+				   ri->job_id);
+		if (cs && cs->console_log)
+			buf_printf(b, "  console log: %s\n", cs->console_log);
+		if (ri->config_path)
+			buf_printf(b, "  kernel config: %s\n", ri->config_path);
+	}
+	buf_printf(b, "\n#regzbot introduced: %.12s\n", hex);
+	buf_release(&to);
+	buf_release(&cc);
+	gu_commit_release(&c);
 	return 0;
 }
 

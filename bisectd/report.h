@@ -21,6 +21,7 @@ struct report_info {
 	const char *config_path; /* the last step's .config, or NULL */
 	const char *accel;	 /* "kvm", "tcg" or NULL */
 	int error_code;		 /* 0, or the session's error */
+	long long job_id;	 /* bisectd's job, or 0 */
 };
 
 /* "found", "ambiguous" or "error". */
@@ -31,6 +32,17 @@ int report_json(char **out, const struct session *s,
 		const struct report_info *ri);
 int report_text(struct buf *out, const struct session *s,
 		const struct report_info *ri);
+
+/*
+ * The report as a mail to the culprit's maintainers, in the style of a
+ * mailing-list bisection report: Subject, To (M: of MAINTAINERS at the
+ * culprit for its files), Cc (their lists and regressions@), the
+ * culprit, the failure, the steps, the bisect log, links under
+ * link_base (may be NULL) and a "#regzbot introduced:" line.  A job that
+ * did not find a culprit gets report_text() instead.
+ */
+int report_mail(struct buf *out, const struct session *s,
+		const struct report_info *ri, const char *link_base);
 
 /* One step alone (bisectctl test): JSON and a few lines of text. */
 int report_step(char **json, struct buf *text, const struct session_step *st);

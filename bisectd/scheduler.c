@@ -127,6 +127,16 @@ static int open_repo(struct sched *s, const char *repo, struct gu_repo **out)
 	return rc;
 }
 
+int sched_open_repo(struct sched *s, const char *repo, struct gu_repo **out)
+{
+	return open_repo(s, repo, out);
+}
+
+const char *sched_recipe_path(struct sched *s)
+{
+	return s->recipe_path;
+}
+
 /* Hash the recipe and every file it reads its config from. */
 static int recipe_key(struct sched *s, const char *name, char *out)
 {

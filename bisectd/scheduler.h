@@ -80,6 +80,12 @@ int sched_result(struct sched *s, const char *lease, const char *body,
 /* The job's bisect log, in `git bisect log` form. */
 int sched_bisect_log(struct sched *s, long long job, struct buf *out);
 
+/* A job's repository (a path, or the mirror of a URL). */
+struct gu_repo;
+int sched_open_repo(struct sched *s, const char *repo, struct gu_repo **out);
+/* Where recipes are looked up. */
+const char *sched_recipe_path(struct sched *s);
+
 /* 1 when every job has ended. */
 int sched_idle(struct sched *s);
 

@@ -663,3 +663,31 @@ int gu_open_url(struct gu_repo **out, const char *url, const char *mirror_dir)
 	*out = r;
 	return 0;
 }
+
+int gu_read_blob(struct gu_repo *r, const struct gu_oid *commit,
+		 const char *path, struct buf *out)
+{
+	git_commit *c = NULL;
+	git_tree *tree = NULL;
+	git_tree_entry *e = NULL;
+	git_blob *blob = NULL;
+	git_oid oid;
+	int rc;
+
+	memcpy(oid.id, commit->id, sizeof(commit->id));
+	if (git_commit_lookup(&c, r->repo, &oid) < 0 ||
+	    git_commit_tree(&tree, c) < 0)
+		rc = git_fail(ERR_INPUT, "cannot read commit");
+	else if (git_tree_entry_bypath(&e, tree, path) < 0)
+		rc = err_set(ERR_NOTFOUND, "no '%s' in the commit", path);
+	else if (git_blob_lookup(&blob, r->repo, git_tree_entry_id(e)) < 0)
+		rc = git_fail(ERR_INPUT, "cannot read blob");
+	else
+		rc = buf_put(out, git_blob_rawcontent(blob),
+			     (size_t)git_blob_rawsize(blob));
+	git_blob_free(blob);
+	git_tree_entry_free(e);
+	git_tree_free(tree);
+	git_commit_free(c);
+	return rc;
+}

@@ -51,6 +51,9 @@ int gu_open_url(struct gu_repo **out, const char *url, const char *mirror_dir);
 /* The tree id of a commit, as hex. */
 int gu_tree_hex(struct gu_repo *r, const struct gu_oid *commit,
 		char out[GU_HEXSZ + 1]);
+/* Append the content of path at commit to out; ERR_NOTFOUND if absent. */
+int gu_read_blob(struct gu_repo *r, const struct gu_oid *commit,
+		 const char *path, struct buf *out);
 /* The repository's git directory (borrowed). */
 const char *gu_gitdir(struct gu_repo *r);
 

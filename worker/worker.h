@@ -111,6 +111,7 @@ struct session_step {
 	size_t candidates; /* candidates left before this step */
 	int cached;	   /* the verdict came from the result cache */
 	int abort;	   /* infra that must stop the bisection at once */
+	long long id;	   /* the coordinator's step id, or 0 */
 };
 
 /* Free what a step owns (its strings), not the step itself. */

@@ -4,6 +4,16 @@
 # what the user says they are.
 . "$(dirname "$0")/kernel-case.sh"
 kernel_case oops 1 'BUG: kernel NULL pointer dereference in reboot_defaults_init$'
+mail=$SCRATCH/oops/report.mail
+short=$(echo "$CULPRIT" | cut -c1-12)
+check "the mail report names the culprit for regzbot" \
+	grep -q "^#regzbot introduced: $short$" "$mail"
+check "its recipients come from MAINTAINERS (LKML for THE REST) and regressions@" \
+	grep -q "^Cc: .*linux-kernel@vger.kernel.org.*regressions@lists.linux.dev" "$mail"
+check "its subject is the crash" \
+	grep -q "^Subject: \[REGRESSION\] BUG: kernel NULL pointer dereference in reboot_defaults_init (bisected to $short)" "$mail"
+check "the JSON report carries the same recipients" \
+	jq_true "$SCRATCH/oops.json" '(.recipients.cc | index("regressions@lists.linux.dev")) != null and (.regzbot | startswith("#regzbot introduced: "))'
 
 expect_exit 2 "a bad commit that does not fail stops the bisection" \
 	"$BISECTCTL" bisect --repo "$REPO" --good "$GOOD" --bad "$CULPRIT~1" \

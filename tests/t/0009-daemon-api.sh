@@ -55,6 +55,18 @@ cp "$SCRATCH/body" "$SCRATCH/bisect.log"
 check "git bisect replay takes the job's bisect log" \
 	grep -q "^$CULPRIT is the first bad commit" "$SCRATCH/replay"
 git -C "$repo" bisect reset -q > /dev/null 2>&1
+api GET "jobs/$id/report.txt" > /dev/null
+cp "$SCRATCH/body" "$SCRATCH/report.txt"
+short=$(echo "$CULPRIT" | cut -c1-12)
+check "the mail report names the culprit for regzbot" \
+	grep -q "^#regzbot introduced: $short$" "$SCRATCH/report.txt"
+check "and copies the regressions list" \
+	grep -q "^Cc: .*regressions@lists.linux.dev" "$SCRATCH/report.txt"
+check "and links the step logs on this server" \
+	grep -q "^  job: http://127.0.0.1:$PORT/jobs/$id$" "$SCRATCH/report.txt"
+api GET "jobs/$id/report.json" > /dev/null
+check "the JSON report has the culprit and the recipients" \
+	jq_true "$SCRATCH/body" ".first_bad == \"$CULPRIT\" and (.recipients.cc | index(\"regressions@lists.linux.dev\")) != null"
 check "the webhook was retried and delivered" \
 	wait_for "$SCRATCH/hooks/hook-1.json" "\"culprit\":\"$CULPRIT\"" 30
 api GET "jobs/$id" > /dev/null
@@ -119,6 +131,7 @@ new=$(find "$SCRATCH" -newer "$SCRATCH/marker" -type f | grep -v -e "^$STATE/" \
 	-e "^$SCRATCH/body$" -e "^$SCRATCH/code$" -e "^$SCRATCH/job$" \
 	-e "^$SCRATCH/big$" -e "^$SCRATCH/hooks/" -e "^$SCRATCH/sink.port$" \
 	-e "^$SCRATCH/bisect.log$" -e "^$SCRATCH/replay$" -e '\.log$' \
+	-e "^$SCRATCH/report.txt$" \
 	-e "^$BISECTD_CACHE/" -e "^$repo/")
 check "nothing written outside the state directory${new:+: $new}" [ -z "$new" ]
 done_testing
