@@ -26,7 +26,7 @@ LIBS = $(shell pkg-config --libs $(PKGS))
 DEBS_BUILD = build-essential pkg-config libgit2-dev libarchive-dev \
 	libjansson-dev libcmocka-dev libmicrohttpd-dev libsqlite3-dev \
 	libcurl4-openssl-dev libssl-dev clang-format
-DEBS_RUN = git jq curl iproute2 openssl rpm qemu-system-x86 busybox-static ccache bc bison flex \
+DEBS_RUN = git jq curl iproute2 chromium openssl rpm qemu-system-x86 busybox-static ccache bc bison flex \
 	libelf-dev libssl-dev cpio kmod xz-utils linux-source-6.1 \
 	linux-config-6.1
 
@@ -130,6 +130,8 @@ install: $(PROGRAMS)
 	install -m 644 recipes/*.recipe recipes/README $(DESTDIR)$(DATADIR)/recipes/
 	install -m 644 recipes/fragments/*.config $(DESTDIR)$(DATADIR)/recipes/fragments/
 	install -m 755 images/init.sh $(DESTDIR)$(DATADIR)/images/
+	install -d $(DESTDIR)$(DATADIR)/web
+	install -m 644 bisectd/web/* $(DESTDIR)$(DATADIR)/web/
 
 format-check:
 	clang-format --dry-run --Werror lib/*.[ch] worker/*.[ch] bisectd/*.[ch] \

@@ -557,6 +557,64 @@ static enum MHD_Result upload_end(struct api *a, struct MHD_Connection *mc,
 				   cn->name, cn->size, got));
 }
 
+/* --- web pages --------------------------------------------------------------- */
+
+/* A file of the web directory: only these names, nothing else. */
+static enum MHD_Result web_file(struct api *a, struct MHD_Connection *mc,
+				const char *name)
+{
+	static const struct {
+		const char *name, *type;
+	} files[] = {
+		{ "jobs.html", "text/html; charset=utf-8" },
+		{ "job.html", "text/html; charset=utf-8" },
+		{ "common.js", "text/javascript; charset=utf-8" },
+		{ "style.css", "text/css; charset=utf-8" },
+	};
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	struct stat sb;
+	size_t i;
+	char *path;
+	int fd;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (!strcmp(files[i].name, name))
+			break;
+	if (i == sizeof(files) / sizeof(files[0]))
+		return error_reply(mc, MHD_HTTP_NOT_FOUND, "no such page");
+	path = util_fmt("%s/%s", a->o.web_dir, name);
+	fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	free(path);
+	if (fd < 0 || fstat(fd, &sb)) {
+		if (fd >= 0)
+			close(fd);
+		return error_reply(mc, MHD_HTTP_NOT_FOUND,
+				   "web pages are not installed");
+	}
+	r = MHD_create_response_from_fd((uint64_t)sb.st_size, fd);
+	MHD_add_response_header(r, "Content-Type", files[i].type);
+	MHD_add_response_header(r, "Cache-Control", "no-cache");
+	ret = MHD_queue_response(mc, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result web(struct api *a, struct MHD_Connection *mc,
+			   const char *url)
+{
+	long long id;
+
+	if (!strcmp(url, "/") || !strcmp(url, "/jobs") ||
+	    !strcmp(url, "/jobs/"))
+		return web_file(a, mc, "jobs.html");
+	if (!strncmp(url, "/jobs/", 6) && !parse_id(url + 6, &id))
+		return web_file(a, mc, "job.html");
+	if (!strncmp(url, "/static/", 8))
+		return web_file(a, mc, url + 8);
+	return error_reply(mc, MHD_HTTP_NOT_FOUND, "no such page");
+}
+
 /* --- routing --------------------------------------------------------------- */
 
 static enum MHD_Result route(struct api *a, struct MHD_Connection *mc,
@@ -573,8 +631,15 @@ static enum MHD_Result route(struct api *a, struct MHD_Connection *mc,
 	if (!who)
 		return error_reply(mc, MHD_HTTP_UNAUTHORIZED,
 				   "unknown or malformed bearer token");
-	if (strncmp(url, "/api/v1/", 8) && strcmp(url, "/api/v1"))
-		return error_reply(mc, MHD_HTTP_NOT_FOUND, "no such page");
+	if (strncmp(url, "/api/v1/", 8) && strcmp(url, "/api/v1")) {
+		if (!is_get)
+			return error_reply(mc, MHD_HTTP_NOT_FOUND,
+					   "no such page");
+		if (!a->o.public_read && !*who)
+			return error_reply(mc, MHD_HTTP_UNAUTHORIZED,
+					   "reading needs a token");
+		return web(a, mc, url);
+	}
 	snprintf(path, sizeof(path), "%s", url + 7);
 	n = split(path, seg, 8);
 	if (n > 8)

@@ -21,12 +21,13 @@ struct coord {
 };
 
 struct api_opts {
-	const char *listen; /* address, e.g. 127.0.0.1 */
-	int port;	    /* 0: any free port */
-	int public_read;    /* GETs without a token */
-	size_t max_body;    /* JSON request bodies */
-	size_t max_upload;  /* one artifact */
-	double max_poll_s;  /* the longest long poll */
+	const char *listen;  /* address, e.g. 127.0.0.1 */
+	int port;	     /* 0: any free port */
+	int public_read;     /* GETs without a token */
+	size_t max_body;     /* JSON request bodies */
+	size_t max_upload;   /* one artifact */
+	double max_poll_s;   /* the longest long poll */
+	const char *web_dir; /* the web pages' files */
 };
 
 struct api;

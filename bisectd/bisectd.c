@@ -182,6 +182,21 @@ static void default_recipes(struct config *c)
 		 exe, DATADIR);
 }
 
+/* The web pages: beside the program in the source tree, or installed. */
+static void find_web_dir(char *out, size_t size)
+{
+	char exe[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	exe[n > 0 ? n : 0] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(out, size, "%s/web", exe);
+	if (access(out, R_OK))
+		snprintf(out, size, "%s/web", DATADIR);
+}
+
 static int open_store(struct store **st, const char *state)
 {
 	char *db;
@@ -341,7 +356,7 @@ int main(int argc, char **argv)
 	struct api_opts ao;
 	struct api *api = NULL;
 	const char *config = NULL;
-	char *flags[128] = { 0 };
+	char *flags[128] = { 0 }, web_dir[PATH_MAX + 32];
 	struct sigaction sa;
 	int opt, rc, i;
 
@@ -393,6 +408,8 @@ int main(int argc, char **argv)
 	ao.max_body = 1u << 20;
 	ao.max_upload = c.max_upload_mb << 20;
 	ao.max_poll_s = 30;
+	find_web_dir(web_dir, sizeof(web_dir));
+	ao.web_dir = web_dir;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGTERM, &sa, NULL);

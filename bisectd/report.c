@@ -371,6 +371,29 @@ static void indented(struct buf *b, const char *text, const char *pad)
 	}
 }
 
+/* Words of text in lines of at most width columns (longer words alone). */
+static void wrapped(struct buf *b, const char *text, size_t width)
+{
+	size_t col = 0;
+
+	while (*text) {
+		size_t w = strcspn(text, " ");
+
+		if (col && col + 1 + w > width) {
+			buf_puts(b, "\n");
+			col = 0;
+		} else if (col) {
+			buf_puts(b, " ");
+			col++;
+		}
+		buf_put(b, text, w);
+		col += w;
+		text += w;
+		text += strspn(text, " ");
+	}
+	buf_puts(b, "\n");
+}
+
 int report_mail(struct buf *b, const struct session *s,
 		const struct report_info *ri, const char *link_base)
 {
@@ -396,24 +419,35 @@ int report_mail(struct buf *b, const struct session *s,
 	buf_puts(b, "\nCc: ");
 	joined(b, buf_str(&cc));
 	buf_puts(b, "\n\n");
-	buf_printf(b, "bisectd bisected a regression in %s between ",
-		   ri->repo_path);
-	for (i = 0; i < s->ngoods; i++) {
-		char g[GU_HEXSZ + 1];
+	{
+		struct buf para;
 
-		gu_oid_hex(g, &s->goods[i]);
-		buf_printf(b, "%s%.12s", i ? ", " : "", g);
+		buf_init(&para, 1 << 20);
+		buf_printf(&para,
+			   "bisectd bisected a regression in %s between ",
+			   ri->repo_path);
+		for (i = 0; i < s->ngoods; i++) {
+			char g[GU_HEXSZ + 1];
+
+			gu_oid_hex(g, &s->goods[i]);
+			buf_printf(&para, "%s%.12s", i ? ", " : "", g);
+		}
+		buf_printf(&para, " (good) and %.12s (bad)", bad);
+		if (ri->recipe)
+			buf_printf(&para,
+				   ", building with the %s recipe and booting "
+				   "in QEMU%s%s,",
+				   ri->recipe->name,
+				   ri->test_script ? " with " : "",
+				   ri->test_script ? ri->test_script : "");
+		else if (ri->command)
+			buf_printf(&para, ", testing with '%s',", ri->command);
+		buf_printf(&para,
+			   " in %zu steps, to:", session_bisect_steps(s));
+		wrapped(b, buf_str(&para), 72);
+		buf_puts(b, "\n");
+		buf_release(&para);
 	}
-	buf_printf(b, " (good) and %.12s (bad)", bad);
-	if (ri->recipe)
-		buf_printf(b,
-			   ", building with the %s recipe and booting in "
-			   "QEMU%s%s,",
-			   ri->recipe->name, ri->test_script ? " with " : "",
-			   ri->test_script ? ri->test_script : "");
-	else if (ri->command)
-		buf_printf(b, ", testing with '%s',", ri->command);
-	buf_printf(b, " in %zu steps, to:\n\n", session_bisect_steps(s));
 	buf_printf(b, "commit %s\nAuthor: %s\nDate:   %s\n\n    %s\n\n", hex,
 		   c.author, c.date, c.subject);
 	for (i = 0; i < c.nfiles && i < 20; i++)
