@@ -21,6 +21,8 @@
 #include "error.h"
 #include "gitutil.h"
 #include "recipe.h"
+#include "http.h"
+#include "remote.h"
 #include "report.h"
 #include "embed.h"
 #include "job.h"
@@ -33,6 +35,9 @@
 #endif
 
 enum { EXIT_FOUND = 0, EXIT_AMBIGUOUS = 1, EXIT_INPUT = 2, EXIT_INFRA = 3 };
+
+/* bisectctl --server URL [--token T]: jobs go to that bisectd. */
+static const char *server, *token;
 
 static int exit_for(int rc)
 {
@@ -61,6 +66,13 @@ static int usage_error(const char *fmt, ...)
 	fprintf(stderr, " (see bisectctl help)\n");
 	return EXIT_INPUT;
 }
+
+/* Options of the kernel-mode commands. */
+struct kernel_opts {
+	const char *recipe;
+	const char *test;
+	int runs;
+};
 
 /* Options common to run and bisect. */
 struct common {
@@ -265,6 +277,47 @@ static int bisect_spec(struct job_spec *spec, const struct common *c,
 	return 0;
 }
 
+/*
+ * The request for bisectd: the repository as bisectd will see it (a URL,
+ * or this machine's absolute path), revisions as given (bisectd resolves
+ * them), the test script's text.
+ */
+static int remote_spec(struct job_spec *spec, const char *type,
+		       const struct common *c, const struct kernel_opts *k)
+{
+	char real[PATH_MAX];
+	size_t i;
+
+	memset(spec, 0, sizeof(*spec));
+	snprintf(spec->type, sizeof(spec->type), "%s", type);
+	spec->runs = k ? k->runs : 1;
+	if (c->replay)
+		return err_set(ERR_INPUT,
+			       "--replay works without --server only");
+	spec->repo = strdup(strstr(c->repo_path, "://") ||
+					    !realpath(c->repo_path, real)
+				    ? c->repo_path
+				    : real);
+	spec->bad = c->bad ? strdup(c->bad) : NULL;
+	for (i = 0; i < c->ngoods; i++)
+		spec->good[spec->ngood++] = strdup(c->goods[i]);
+	spec->max_workers = c->workers;
+	if (k && k->recipe)
+		spec->recipe = strdup(k->recipe);
+	if (k && k->test) {
+		struct buf t;
+
+		buf_init(&t, 1 << 20);
+		if (buf_read_file(&t, k->test)) {
+			buf_release(&t);
+			return err_wrap(ERR_INPUT, "test script");
+		}
+		spec->test = buf_detach(&t);
+	}
+	spec->check_endpoints = k != NULL;
+	return 0;
+}
+
 /* Run the job in-process and fill s for the reports. */
 static int run_embedded(struct session *s, int *code, const struct common *c,
 			const struct job_spec *spec,
@@ -435,6 +488,14 @@ static int cmd_run(int argc, char **argv)
 			argv[optind]);
 		return EXIT_INPUT;
 	}
+	if (server) {
+		rc = remote_spec(&spec, "bisect", &c, NULL);
+		spec.command = shell_join(argv + optind);
+		status = rc ? fail(rc)
+			    : remote_run(server, token, &spec, c.json, stderr);
+		job_spec_release(&spec);
+		return status;
+	}
 	session_init(&s);
 	rc = bisect_spec(&spec, &c, &repo, &known, &nknown);
 	if (rc)
@@ -546,13 +607,6 @@ static int load_recipe(struct recipe *r, const char *name)
 		rc = recipe_load(r, path);
 	return rc;
 }
-
-/* Options of the kernel-mode commands. */
-struct kernel_opts {
-	const char *recipe;
-	const char *test;
-	int runs;
-};
 
 /* Parse one kernel option; 1 if it was one, 0 if not, -1 on error. */
 static int kernel_opt(struct kernel_opts *k, int opt, const char *arg)
@@ -713,6 +767,15 @@ static int cmd_bisect(int argc, char **argv)
 				   "bisect");
 	if (status)
 		return status;
+	if (server) {
+		if (!k.recipe)
+			return usage_error("bisect needs --recipe NAME");
+		rc = remote_spec(&spec, "bisect", &c, &k);
+		status = rc ? fail(rc)
+			    : remote_run(server, token, &spec, c.json, stderr);
+		job_spec_release(&spec);
+		return status;
+	}
 	session_init(&s);
 	buf_init(&test, 1 << 20);
 	rc = bisect_spec(&spec, &c, &repo, &known, &nknown);
@@ -847,6 +910,18 @@ static int cmd_test(int argc, char **argv)
 		return status;
 	if (!rev)
 		return usage_error("test needs --commit REV");
+	if (server) {
+		struct job_spec spec;
+
+		if (!k.recipe)
+			return usage_error("test needs --recipe NAME");
+		rc = remote_spec(&spec, "test", &c, &k);
+		spec.commit = strdup(rev);
+		status = rc ? fail(rc)
+			    : remote_run(server, token, &spec, c.json, stderr);
+		job_spec_release(&spec);
+		return status;
+	}
 	rc = setup_one_commit(&ctx, &recipe, &k, c.repo_path, rev, &repo, &oid);
 	if (rc)
 		goto fail;
@@ -1105,13 +1180,14 @@ static const struct command {
 } commands[] = {
 	{ "run", cmd_run,
 	  "run [--repo DIR] --good REV [--good REV]... --bad REV\n"
-	  "      [--json FILE] [--out DIR] [--replay LOG] -- CMD [ARG]...\n"
+	  "      [--json FILE] [--out DIR] [--replay LOG] [--workers N]\n"
+	  "      -- CMD [ARG]...\n"
 	  "      Bisect any git repository with CMD, as git bisect run does:\n"
 	  "      exit 0 good, 125 skip, 1-127 bad, anything else aborts." },
 	{ "bisect", cmd_bisect,
 	  "bisect [--repo DIR] --good REV [--good REV]... --bad REV\n"
 	  "      --recipe NAME [--test SCRIPT] [--runs N] [--json FILE]\n"
-	  "      [--out DIR] [--replay LOG]\n"
+	  "      [--out DIR] [--replay LOG] [--workers N]\n"
 	  "      Bisect a kernel: build and boot each step in QEMU." },
 	{ "test", cmd_test,
 	  "test [--repo DIR] --commit REV --recipe NAME [--test SCRIPT]\n"
@@ -1138,7 +1214,12 @@ static int cmd_help(int argc, char **argv)
 
 	(void)argc;
 	(void)argv;
-	printf("usage: bisectctl <command> [options]\n\n");
+	printf("usage: bisectctl [--server URL [--token TOKEN]] <command> "
+	       "[options]\n\n"
+	       "  With --server (or $BISECTD_SERVER), bisect, run and test "
+	       "send the job to\n  that bisectd and follow it; without, "
+	       "they run it here, with --workers N\n  local workers (bisect "
+	       "and run).\n\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		printf("  bisectctl %s\n\n", commands[i].usage);
 	printf("exit status: 0 first bad commit found, 1 ambiguous (only "
@@ -1152,6 +1233,25 @@ int main(int argc, char **argv)
 	size_t i;
 	int status;
 
+	server = getenv("BISECTD_SERVER");
+	token = getenv("BISECTD_TOKEN");
+	while (argc >= 3 &&
+	       (!strcmp(argv[1], "--server") || !strcmp(argv[1], "--token"))) {
+		if (!strcmp(argv[1], "--server"))
+			server = argv[2];
+		else
+			token = argv[2];
+		argc -= 2;
+		argv += 2;
+	}
+	if (server && strncmp(server, "http://", 7) &&
+	    strncmp(server, "https://", 8)) {
+		fprintf(stderr, "bisectctl: --server needs an http:// or "
+				"https:// URL\n");
+		return EXIT_INPUT;
+	}
+	if (server && http_global_init())
+		return fail(ERR_INFRA);
 	if (argc < 2)
 		return cmd_help(argc, argv), EXIT_INPUT;
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {

@@ -64,6 +64,7 @@ int jobview_session(struct session *s, int *code, struct store *store,
 		st->candidates = (size_t)steps[i].candidates;
 		st->cached = steps[i].cached;
 		st->id = steps[i].id;
+		st->worker = steps[i].worker;
 	}
 	s->cap_steps = n + 1;
 	s->initial_candidates = initial;

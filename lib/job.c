@@ -521,6 +521,44 @@ int job_json_true(const char *json, const char *field)
 	return t;
 }
 
+static const char *str_of(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	return json_is_string(v) ? json_string_value(v) : "";
+}
+
+int job_doc_steps(const char *json,
+		  void (*fn)(const struct job_doc_step *st, void *payload),
+		  void *payload)
+{
+	json_t *o = json_loads(json, 0, NULL), *steps, *x;
+	size_t i;
+
+	if (!o)
+		return err_set(ERR_INPUT, "not a job document");
+	steps = json_object_get(o, "steps");
+	json_array_foreach(steps, i, x)
+	{
+		struct job_doc_step st;
+		json_t *res = json_object_get(x, "result");
+
+		st.id = json_integer_value(json_object_get(x, "id"));
+		st.state = str_of(x, "state");
+		st.commit = str_of(x, "commit");
+		st.role = str_of(x, "role");
+		st.verdict = str_of(x, "verdict");
+		st.title = json_is_object(res) ? str_of(res, "title") : "";
+		st.round = (int)json_integer_value(json_object_get(x, "round"));
+		st.candidates =
+			json_integer_value(json_object_get(x, "candidates"));
+		st.cached = json_is_true(json_object_get(x, "cached"));
+		fn(&st, payload);
+	}
+	json_decref(o);
+	return 0;
+}
+
 char *job_error_json(const char *msg)
 {
 	return dump(json_pack("{s:s}", "error", msg));

@@ -80,6 +80,20 @@ char *job_json_string(const char *json, const char *field);
 /* 1 when a field of a JSON object is true. */
 int job_json_true(const char *json, const char *field);
 
+/* One step of a job document (bisectd's GET /api/v1/jobs/N). */
+struct job_doc_step {
+	long long id;
+	const char *state, *commit, *role, *verdict, *title; /* or "" */
+	int round;
+	long long candidates;
+	int cached;
+};
+
+/* Call fn for each step of a job document, in order. */
+int job_doc_steps(const char *json,
+		  void (*fn)(const struct job_doc_step *st, void *payload),
+		  void *payload);
+
 /* {"error": msg} */
 char *job_error_json(const char *msg);
 

@@ -75,6 +75,24 @@ check "the job shows the delivery after 3 attempts" \
 api GET 'jobs?state=done' > /dev/null
 check "the job list has it" jq_true "$SCRATCH/body" "[.jobs[].id] | index($id) != null"
 
+# --- bisectctl --server ---------------------------------------------------
+expect_exit 0 "bisectctl --server sends a bisection and follows it" \
+	"$BISECTCTL" --server "$URL" --token "$STOKEN" run --repo "$repo" \
+	--good "$GOOD" --bad "$BAD" --json "$SCRATCH/remote.json" -- \
+	sh -c 'test ! -f regression # remote'
+check "its JSON report names the culprit" \
+	jq_true "$SCRATCH/remote.json" ".first_bad == \"$CULPRIT\""
+check "it printed the steps as they ended" grep -q "^round 1 bisect: " "$SCRATCH/err"
+check "and the mail report" grep -q "^#regzbot introduced: " "$SCRATCH/out"
+expect_exit 2 "a revision bisectd does not know: exit 2" \
+	"$BISECTCTL" --server "$URL" --token "$STOKEN" run --repo "$repo" \
+	--good nosuchrev --bad "$BAD" -- true
+one_line_error "refused the job (HTTP 422): unknown revision 'nosuchrev'"
+expect_exit 2 "a wrong token: exit 2" \
+	"$BISECTCTL" --server "$URL" --token wrong run --repo "$repo" \
+	--good "$GOOD" --bad "$BAD" -- true
+one_line_error "refused the job (HTTP 401)"
+
 # --- a test job, the result cache, cancel ------------------------------
 tested=$(jq -r "[.steps[] | select(.id == $step)][0].commit" "$SCRATCH/job")
 verdict=$(jq -r "[.steps[] | select(.id == $step)][0].verdict" "$SCRATCH/job")
@@ -131,7 +149,8 @@ new=$(find "$SCRATCH" -newer "$SCRATCH/marker" -type f | grep -v -e "^$STATE/" \
 	-e "^$SCRATCH/body$" -e "^$SCRATCH/code$" -e "^$SCRATCH/job$" \
 	-e "^$SCRATCH/big$" -e "^$SCRATCH/hooks/" -e "^$SCRATCH/sink.port$" \
 	-e "^$SCRATCH/bisect.log$" -e "^$SCRATCH/replay$" -e '\.log$' \
-	-e "^$SCRATCH/report.txt$" \
+	-e "^$SCRATCH/report.txt$" -e "^$SCRATCH/remote.json$" \
+	-e "^$SCRATCH/out$" -e "^$SCRATCH/err$" \
 	-e "^$BISECTD_CACHE/" -e "^$repo/")
 check "nothing written outside the state directory${new:+: $new}" [ -z "$new" ]
 done_testing

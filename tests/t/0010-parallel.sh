@@ -25,4 +25,15 @@ for W in 1 2 4; do
 	check "W=$W: at most $W probes per round ($most)" [ "$most" -le "$W" ]
 	[ "$W" -gt 1 ] && check "W=$W: rounds with more than one probe" [ "$most" -gt 1 ]
 done
+
+# the embedded coordinator: the same scheduler with local workers
+expect_exit 0 "bisectctl run --workers 3 (embedded)" \
+	"$BISECTCTL" run --workers 3 --repo "$repo" --good "$GOOD" --bad "$BAD" \
+	--json "$SCRATCH/embedded.json" --out "$SCRATCH/embedded" -- \
+	sh -c 'sleep 0.2; test ! -f regression'
+check "finds the culprit" jq_true "$SCRATCH/embedded.json" ".first_bad == \"$CULPRIT\""
+check "its state is in SQLite in the output directory" \
+	[ -s "$SCRATCH/embedded/state.db" ]
+check "three workers took steps" \
+	jq_true "$SCRATCH/embedded.json" '[.steps[].worker] | unique | length == 3'
 done_testing
