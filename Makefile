@@ -9,6 +9,7 @@
 PREFIX ?= /usr/local
 BINDIR = $(PREFIX)/bin
 DATADIR = $(PREFIX)/share/bisectd
+UNITDIR = $(PREFIX)/lib/systemd/system
 
 CC ?= cc
 PKGS = libgit2 libarchive jansson libmicrohttpd sqlite3 libcurl libcrypto
@@ -130,8 +131,12 @@ install: $(PROGRAMS)
 	install -m 644 recipes/*.recipe recipes/README $(DESTDIR)$(DATADIR)/recipes/
 	install -m 644 recipes/fragments/*.config $(DESTDIR)$(DATADIR)/recipes/fragments/
 	install -m 755 images/init.sh $(DESTDIR)$(DATADIR)/images/
-	install -d $(DESTDIR)$(DATADIR)/web
+	install -d $(DESTDIR)$(DATADIR)/web $(DESTDIR)$(UNITDIR)
 	install -m 644 bisectd/web/* $(DESTDIR)$(DATADIR)/web/
+	install -m 644 bisectd/bisectd.conf.example $(DESTDIR)$(DATADIR)/
+	for u in bisectd/systemd/*.service; do \
+		sed 's|/usr/local|$(PREFIX)|g' $$u > $(DESTDIR)$(UNITDIR)/$${u##*/}; \
+	done
 
 format-check:
 	clang-format --dry-run --Werror lib/*.[ch] worker/*.[ch] bisectd/*.[ch] \

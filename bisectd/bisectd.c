@@ -192,7 +192,11 @@ static void find_web_dir(char *out, size_t size)
 	slash = strrchr(exe, '/');
 	if (slash)
 		*slash = '\0';
+	/* the source tree; an installed tree, wherever it was copied; or
+	 * where make install put it */
 	snprintf(out, size, "%s/web", exe);
+	if (access(out, R_OK))
+		snprintf(out, size, "%s/../share/bisectd/web", exe);
 	if (access(out, R_OK))
 		snprintf(out, size, "%s/web", DATADIR);
 }

@@ -2,6 +2,7 @@
  * bisect-worker: runs steps for a remote bisectd.
  *
  *   bisect-worker --server URL --token TOKEN [--name NAME]
+ *   (or $BISECTD_SERVER and $BISECTD_WORKER_TOKEN)
  *                 [--recipes a,b,...] [--allow-commands] [--slot S]
  *                 [--once]
  *
@@ -416,6 +417,10 @@ int main(int argc, char **argv)
 			return usage();
 		}
 	}
+	if (!o.server)
+		o.server = getenv("BISECTD_SERVER");
+	if (!o.token)
+		o.token = getenv("BISECTD_WORKER_TOKEN");
 	if (!o.server || !o.token || optind < argc)
 		return usage();
 	if (strncmp(o.server, "http://", 7) &&
