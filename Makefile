@@ -26,7 +26,7 @@ LIBS = $(shell pkg-config --libs $(PKGS))
 # Debian packages: to build, and to build and boot kernels
 DEBS_BUILD = build-essential pkg-config libgit2-dev libarchive-dev \
 	libjansson-dev libcmocka-dev libmicrohttpd-dev libsqlite3-dev \
-	libcurl4-openssl-dev libssl-dev clang-format
+	libcurl4-openssl-dev libssl-dev clang-format clang libclang-rt-14-dev
 DEBS_RUN = git jq curl iproute2 chromium openssl rpm qemu-system-x86 busybox-static ccache bc bison flex \
 	libelf-dev libssl-dev cpio kmod xz-utils linux-source-6.1 \
 	linux-config-6.1
@@ -99,10 +99,27 @@ deps:
 check: deps
 	$(MAKE) format-check
 	$(MAKE) check-asan
+	$(MAKE) fuzz
 	$(MAKE) all $(UNIT_BIN)
 	tests/run-unit.sh $(UNIT_BIN)
 	tests/run-t.sh
 	tests/run-e2e.sh
+
+# libFuzzer on the request parsers, for a bounded time (FUZZ_SECONDS),
+# from the seed corpus; findings would be written to tests/fuzz/.
+FUZZ_SECONDS ?= 60
+FUZZ_SRC = tests/fuzz/fuzz_request.c lib/job.c lib/buf.c lib/error.c lib/verdict.c
+tests/fuzz/fuzz_request: $(FUZZ_SRC)
+	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined -Ilib \
+		$(shell pkg-config --cflags jansson) -o $@ $(FUZZ_SRC) \
+		$(shell pkg-config --libs jansson)
+
+fuzz: tests/fuzz/fuzz_request
+	mkdir -p tests/fuzz/work
+	cp tests/fuzz/corpus/* tests/fuzz/work/
+	tests/fuzz/fuzz_request -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
+		-artifact_prefix=tests/fuzz/ tests/fuzz/work
 
 # The unit tests once more under AddressSanitizer and UBSan.
 check-asan:
@@ -140,11 +157,12 @@ install: $(PROGRAMS)
 
 format-check:
 	clang-format --dry-run --Werror lib/*.[ch] worker/*.[ch] bisectd/*.[ch] \
-		tests/unit/*.c tests/fixtures/*.c
+		tests/unit/*.c tests/fixtures/*.c tests/fuzz/*.c
 
 clean-objs:
 	rm -f lib/*.o worker/*.o bisectd/*.o tests/unit/*.o tests/fixtures/*.o \
 		lib/*.a worker/*.a bisectd/*.a $(UNIT_BIN) $(PROGRAMS) \
+		tests/fuzz/fuzz_request \
 		$(FIXTURE_BIN)
 
 clean: clean-objs
@@ -152,5 +170,5 @@ clean: clean-objs
 
 FORCE:
 
-.PHONY: all deps check check-asan check-distro demo bench install format-check clean clean-objs
+.PHONY: all deps check check-asan fuzz check-distro demo bench install format-check clean clean-objs
 -include $(wildcard */*.d tests/*/*.d)
