@@ -42,7 +42,8 @@ LIBS_OWN = bisectd/libcoord.a worker/libworker.a lib/libbisect.a
 
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:.c=)
-FIXTURE_BIN = tests/fixtures/kernel-history tests/fixtures/hook-sink
+FIXTURE_BIN = tests/fixtures/kernel-history tests/fixtures/hook-sink \
+	tests/fixtures/loadgen
 
 PROGRAMS = bisectd/bisectctl bisectd/bisectd worker/bisect-worker
 
@@ -79,6 +80,9 @@ tests/fixtures/kernel-history: tests/fixtures/kernel-history.o lib/libbisect.a
 
 tests/fixtures/hook-sink: tests/fixtures/hook-sink.o lib/libbisect.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+
+tests/fixtures/loadgen: tests/fixtures/loadgen.o lib/libbisect.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) -lpthread
 
 tests/unit/test_%: tests/unit/test_%.o $(LIBS_OWN)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) -lcmocka -lm -lpthread
@@ -140,6 +144,7 @@ demo: deps
 bench: deps
 	$(MAKE) all
 	tests/bench.sh
+	tests/bench-coord.sh
 
 install: $(PROGRAMS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/recipes/fragments \

@@ -53,11 +53,20 @@ struct jobc {
 	struct jobc *next;
 };
 
+/* Open repositories, shared by the jobs that name the same one. */
+struct repoc {
+	char *name;
+	struct gu_repo *repo;
+	int refs;
+	struct repoc *next;
+};
+
 struct sched {
 	struct store *store;
 	struct sched_opts o;
 	char *state_dir, *recipe_path;
 	struct jobc *jobs;
+	struct repoc *repos;
 };
 
 int sched_open(struct sched **out, struct store *st, const struct sched_opts *o)
@@ -85,10 +94,29 @@ int sched_open(struct sched **out, struct store *st, const struct sched_opts *o)
 	return 0;
 }
 
-static void jobc_free(struct jobc *j)
+static void repo_put(struct sched *s, struct gu_repo *repo)
+{
+	struct repoc **p;
+
+	for (p = &s->repos; *p; p = &(*p)->next)
+		if ((*p)->repo == repo) {
+			struct repoc *dead = *p;
+
+			if (--dead->refs > 0)
+				return;
+			*p = dead->next;
+			gu_close(dead->repo);
+			free(dead->name);
+			free(dead);
+			return;
+		}
+}
+
+static void jobc_free(struct sched *s, struct jobc *j)
 {
 	job_spec_release(&j->spec);
-	gu_close(j->repo);
+	if (j->repo)
+		repo_put(s, j->repo);
 	gu_graph_release(&j->graph);
 	free(j);
 }
@@ -100,7 +128,7 @@ void sched_close(struct sched *s)
 	while (s->jobs) {
 		struct jobc *n = s->jobs->next;
 
-		jobc_free(s->jobs);
+		jobc_free(s, s->jobs);
 		s->jobs = n;
 	}
 	free(s->state_dir);
@@ -174,6 +202,36 @@ static int recipe_key(struct sched *s, const char *name, char *out)
 	return 0;
 }
 
+/* The open repository for a job's "repo", shared by reference. */
+static int repo_get(struct sched *s, const char *name, struct gu_repo **out)
+{
+	struct repoc *r;
+	int rc;
+
+	for (r = s->repos; r; r = r->next)
+		if (!strcmp(r->name, name)) {
+			r->refs++;
+			*out = r->repo;
+			return 0;
+		}
+	r = calloc(1, sizeof(*r));
+	if (!r || !(r->name = strdup(name))) {
+		free(r);
+		return err_set(ERR_NOMEM, "out of memory");
+	}
+	rc = open_repo(s, name, &r->repo);
+	if (rc) {
+		free(r->name);
+		free(r);
+		return rc;
+	}
+	r->refs = 1;
+	r->next = s->repos;
+	s->repos = r;
+	*out = r->repo;
+	return 0;
+}
+
 static struct jobc *find_jobc(struct sched *s, long long id)
 {
 	struct jobc *j;
@@ -193,7 +251,7 @@ static void drop_jobc(struct sched *s, long long id)
 			struct jobc *dead = *p;
 
 			*p = dead->next;
-			jobc_free(dead);
+			jobc_free(s, dead);
 			return;
 		}
 }
@@ -215,11 +273,11 @@ static int get_jobc(struct sched *s, long long id, const char *spec,
 	j->id = id;
 	rc = job_spec_parse(&j->spec, spec, strlen(spec));
 	if (!rc)
-		rc = open_repo(s, j->spec.repo, &j->repo);
+		rc = repo_get(s, j->spec.repo, &j->repo);
 	if (!rc && j->spec.recipe)
 		rc = recipe_key(s, j->spec.recipe, j->recipe_key);
 	if (rc) {
-		jobc_free(j);
+		jobc_free(s, j);
 		return rc;
 	}
 	j->next = s->jobs;
