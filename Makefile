@@ -12,7 +12,8 @@ DATADIR = $(PREFIX)/share/bisectd
 UNITDIR = $(PREFIX)/lib/systemd/system
 
 CC ?= cc
-PKGS = libgit2 libarchive jansson libmicrohttpd sqlite3 libcurl libcrypto
+PKGS = libgit2 libarchive jansson libmicrohttpd sqlite3 libcurl libcrypto \
+	libvirt
 WARN = -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wvla -Wwrite-strings -fno-common
 ifeq ($(CI),true)
@@ -26,8 +27,9 @@ LIBS = $(shell pkg-config --libs $(PKGS))
 # Debian packages: to build, and to build and boot kernels
 DEBS_BUILD = build-essential pkg-config libgit2-dev libarchive-dev \
 	libjansson-dev libcmocka-dev libmicrohttpd-dev libsqlite3-dev \
-	libcurl4-openssl-dev libssl-dev clang-format clang libclang-rt-14-dev
-DEBS_RUN = git jq curl iproute2 chromium openssl rpm qemu-system-x86 busybox-static ccache bc bison flex \
+	libcurl4-openssl-dev libssl-dev libvirt-dev clang-format clang \
+	libclang-rt-14-dev
+DEBS_RUN = git jq curl iproute2 chromium libvirt-daemon-system openssl rpm qemu-system-x86 busybox-static ccache bc bison flex \
 	libelf-dev libssl-dev cpio kmod xz-utils linux-source-6.1 \
 	linux-config-6.1
 

@@ -4,7 +4,7 @@
  *   bisect-worker --server URL --token TOKEN [--name NAME]
  *   (or $BISECTD_SERVER and $BISECTD_WORKER_TOKEN)
  *                 [--recipes a,b,...] [--allow-commands] [--slot S]
- *                 [--once]
+ *                 [--once] [--libvirt URI]
  *
  * It registers its capabilities, long-polls for a step, runs it in a
  * child process (its own process group) while the parent renews the
@@ -363,7 +363,8 @@ static int usage(void)
 		"usage: bisect-worker --server URL --token TOKEN [--name "
 		"NAME]\n"
 		"                     [--recipes a,b,...] [--allow-commands] "
-		"[--slot S] [--once]\n");
+		"[--slot S] [--once]\n"
+		"                     [--libvirt URI]\n");
 	return 2;
 }
 
@@ -377,6 +378,7 @@ int main(int argc, char **argv)
 		{ "allow-commands", no_argument, NULL, 'a' },
 		{ "slot", required_argument, NULL, 'S' },
 		{ "once", no_argument, NULL, '1' },
+		{ "libvirt", required_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -413,6 +415,10 @@ int main(int argc, char **argv)
 		case '1':
 			o.once = 1;
 			break;
+		case 'V':
+			/* boot_run() takes it from the environment */
+			setenv("BISECTD_LIBVIRT_URI", optarg, 1);
+			break;
 		default:
 			return usage();
 		}
@@ -429,6 +435,15 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	default_recipe_path(&o);
+	if (getenv("BISECTD_LIBVIRT_URI")) {
+		struct buf notes;
+
+		buf_init(&notes, 4096);
+		boot_libvirt_check(getenv("BISECTD_LIBVIRT_URI"), &notes);
+		if (notes.len)
+			fputs(buf_str(&notes), stderr);
+		buf_release(&notes);
+	}
 	o.cache = util_cache_dir();
 	if (!o.cache || http_global_init()) {
 		say("%s", err_last());

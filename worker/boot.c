@@ -33,6 +33,13 @@ static int run_qemu(struct proc_result *pr, const struct recipe *r, int kvm,
 		    const char *console_log, const char *qemu_log,
 		    double timeout);
 
+char *boot_cmdline(const struct recipe *r)
+{
+	/* a panic reboots at once, which ends the boot; the guest init
+	 * reads its marker from the command line */
+	return util_fmt("%s panic=-1 bisectd.marker=%s", r->append, r->marker);
+}
+
 /* The path of the probe's saved result: it holds "<boot id> <0|1>". */
 static char *probe_state_path(void)
 {
@@ -158,8 +165,7 @@ static int run_qemu(struct proc_result *pr, const struct recipe *r, int kvm,
 
 	snprintf(mem, sizeof(mem), "%d", r->memory_mb);
 	snprintf(cpus, sizeof(cpus), "%d", r->cpus);
-	append =
-		util_fmt("%s panic=-1 bisectd.marker=%s", r->append, r->marker);
+	append = boot_cmdline(r);
 	serial = util_fmt("file:%s", console_log);
 	extra = strdup(r->qemu_args);
 	if (!append || !serial || !extra) {
@@ -220,8 +226,13 @@ int boot_run(struct boot_result *out, const struct recipe *r,
 {
 	struct proc_result pr;
 	struct buf con;
-	int kvm = boot_kvm_usable(r, kernel, initrd, console_log), rc;
+	const char *uri = getenv("BISECTD_LIBVIRT_URI");
+	int kvm, rc;
 
+	if (uri && *uri)
+		return boot_libvirt_run(out, r, uri, kernel, initrd,
+					console_log);
+	kvm = boot_kvm_usable(r, kernel, initrd, console_log);
 	memset(out, 0, sizeof(*out));
 	out->accel = kvm ? "kvm" : "tcg";
 	unlink(console_log);

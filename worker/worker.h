@@ -86,6 +86,20 @@ struct boot_result {
 	char *why;	   /* BOOT_NOT_STARTED: QEMU's own words, owned */
 };
 
+/* The kernel command line of a boot: the recipe's, and ours. */
+char *boot_cmdline(const struct recipe *r);
+
+/*
+ * The same boot through libvirt at uri (a transient domain, its console
+ * read over a libvirt stream); boot_run() uses it when
+ * $BISECTD_LIBVIRT_URI is set.
+ */
+int boot_libvirt_run(struct boot_result *out, const struct recipe *r,
+		     const char *uri, const char *kernel, const char *initrd,
+		     const char *console_log);
+/* Notes on what would make libvirt slow at uri on this host. */
+int boot_libvirt_check(const char *uri, struct buf *notes);
+
 int boot_run(struct boot_result *out, const struct recipe *r,
 	     const char *kernel, const char *initrd, const char *console_log,
 	     const char *qemu_log);

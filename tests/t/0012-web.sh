@@ -23,11 +23,15 @@ sleep 1
 browse() { # browse PATH NAME: the DOM after the scripts ran, and a screenshot
 	home=$SCRATCH/chromium
 	mkdir -p "$home"
-	HOME=$home chromium --headless --no-sandbox --disable-gpu \
+	HOME=$home chromium --headless --no-sandbox --disable-gpu --no-first-run \
+		--disable-background-networking --disable-component-update \
+		--disable-sync --disable-quic \
 		--disable-dev-shm-usage --user-data-dir="$home/profile" \
 		--virtual-time-budget=10000 --window-size=1280,1400 \
 		--dump-dom "$URL$1" > "$SCRATCH/$2.html" 2> "$SCRATCH/$2.err"
-	HOME=$home chromium --headless --no-sandbox --disable-gpu \
+	HOME=$home chromium --headless --no-sandbox --disable-gpu --no-first-run \
+		--disable-background-networking --disable-component-update \
+		--disable-sync --disable-quic \
 		--disable-dev-shm-usage --user-data-dir="$home/profile" \
 		--virtual-time-budget=10000 --window-size=1280,1400 \
 		--screenshot="$out/$2.png" "$URL$1" > /dev/null 2>> "$SCRATCH/$2.err"
