@@ -9,7 +9,7 @@ PERSISTENT_CACHE=1
 
 eval "$("$TOP/tests/fixtures/kernel-history" --kind oops --seed 1)"
 make_tokens
-start_bisectd --lease 120
+start_bisectd --lease 20
 start_worker kernel --recipes tiny --slot ''
 "$BISECTCTL" --server "$URL" --token "$STOKEN" bisect --repo "$REPO" \
 	--good "$GOOD" --bad "$BAD" --recipe tiny --json "$SCRATCH/r.json" \
@@ -34,4 +34,19 @@ check "the mail report names the crash" \
 	grep -q "^Subject: \[REGRESSION\] BUG: kernel NULL pointer dereference in reboot_defaults_init" "$SCRATCH/out"
 check "and links the culprit's console log on bisectd" \
 	grep -q "console log: http://127.0.0.1:$PORT/api/v1/jobs/$id/steps/$step/artifacts/console-1.log" "$SCRATCH/out"
+
+# a worker killed with SIGKILL mid-build: its lease runs out and the step
+# goes to another worker (same build directory, once the lock is free)
+stop_worker=$WPID
+api POST "jobs" "$(jq -nc --arg r "$REPO" --arg c "$CULPRIT" \
+	'{type: "test", repo: $r, commit: $c, recipe: "tiny", runs: 1, test: "#!/bin/sh\n# killed\nexit 0\n"}')" "$STOKEN" > /dev/null
+tid=$(jq .id "$SCRATCH/body")
+wait_for "$SCRATCH/kernel.log" "job $tid step" 60
+sleep 1
+pkill -9 -s "$stop_worker"
+check "the worker and its build are gone" sh -c "! pgrep -s $stop_worker > /dev/null"
+start_worker second --recipes tiny --slot ''
+check "the step of the killed worker ends on another one" wait_job "$tid" 600
+check "with the right verdict" \
+	jq_true "$SCRATCH/job" '.result == "bad" and .steps[0].lease_losses == 1 and (.steps[0].result.title | test("NULL pointer"))'
 done_testing
