@@ -43,8 +43,16 @@ api POST "jobs" "$(jq -nc --arg r "$REPO" --arg c "$CULPRIT" \
 tid=$(jq .id "$SCRATCH/body")
 wait_for "$SCRATCH/kernel.log" "job $tid step" 60
 sleep 1
-pkill -9 -s "$stop_worker"
-check "the worker and its build are gone" sh -c "! pgrep -s $stop_worker > /dev/null"
+# the whole session: the worker, its step process, make and the compilers
+# (a make may fork while the first signals go out: kill until none is left)
+gone() {
+	for _ in $(seq 50); do
+		pkill -9 -s "$stop_worker" || return 0
+		sleep 0.1
+	done
+	return 1
+}
+check "the worker and its build are gone" gone
 start_worker second --recipes tiny --slot ''
 check "the step of the killed worker ends on another one" wait_job "$tid" 600
 check "with the right verdict" \
