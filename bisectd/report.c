@@ -7,12 +7,15 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
 #include "engine.h"
 #include "error.h"
+#include "digest.h"
 #include "maintainers.h"
+#include "util.h"
 #include "report.h"
 
 const char *report_result(const struct session *s, int error_code)
@@ -691,4 +694,65 @@ char *report_job(struct store *st, const struct store_job *j,
 	s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	return s;
+}
+
+int report_build(char **json, struct buf *text, const struct build_report *b)
+{
+	json_t *o = json_object(), *pk = json_array(), *pa = json_array();
+	const struct package_result *r = b->packages;
+	size_t i;
+
+	for (i = 0; i < b->npatches; i++)
+		json_array_append_new(pa, json_string(b->patches[i]));
+	for (i = 0; r && i < r->nfiles; i++) {
+		char *path = util_fmt("%s/%s", b->packages_dir, r->files[i]);
+		char sum[65] = "";
+		struct stat st;
+
+		if (path && !stat(path, &st) && !digest_file_hex(sum, path))
+			json_array_append_new(
+				pk, json_pack("{s:s, s:I, s:s}", "name",
+					      r->files[i], "size",
+					      (json_int_t)st.st_size, "sha256",
+					      sum));
+		free(path);
+	}
+	json_object_set_new(o, "result", json_string(b->result));
+	json_object_set_new(o, "id", json_string(b->id));
+	json_object_set_new(o, "repo", json_string(b->repo_path));
+	json_object_set_new(o, "base", json_string(b->base_hex));
+	json_object_set_new(o, "patched_commit", json_string(b->patched_hex));
+	json_object_set_new(o, "patches", pa);
+	json_object_set_new(o, "recipe", json_string(b->recipe));
+	json_object_set_new(o, "release", str_or_null(r ? r->release : NULL));
+	json_object_set_new(o, "deb_version",
+			    str_or_null(r ? r->deb_version : NULL));
+	json_object_set_new(o, "rpm_version",
+			    str_or_null(r ? r->rpm_version : NULL));
+	json_object_set_new(o, "packages", pk);
+	json_object_set_new(o, "package_seconds",
+			    json_real(r ? r->seconds : 0));
+	json_object_set_new(o, "smoke", step_json(b->smoke));
+	json_object_set_new(o, "out_dir", json_string(b->out_dir));
+	*json = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (!*json)
+		return err_set(ERR_NOMEM, "out of memory");
+	buf_printf(text, "%s: kernel %s (id %s)\n", b->result,
+		   r && r->release ? r->release : "-", b->id);
+	if (*b->smoke->title)
+		buf_printf(text, "smoke test: %s: %s\n",
+			   verdict_name(b->smoke->verdict), b->smoke->title);
+	else
+		buf_printf(text, "smoke test: %s\n",
+			   verdict_name(b->smoke->verdict));
+	for (i = 0; r && i < r->nfiles; i++)
+		buf_printf(text, "  %s/%s\n", b->packages_dir, r->files[i]);
+	if (r && r->nfiles)
+		buf_printf(text,
+			   "  %s/SHA256SUMS\n  %s/index.html (install "
+			   "and Secure Boot notes)\n",
+			   b->packages_dir, b->packages_dir);
+	buf_printf(text, "output: %s\n", b->out_dir);
+	return 0;
 }

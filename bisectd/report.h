@@ -71,4 +71,21 @@ int report_verify(char **json, struct buf *text, const struct verify_report *v);
 char *report_job(struct store *st, const struct store_job *j,
 		 const struct store_step *steps, size_t n, int full);
 
+/* A package build: what was built from what, and where it is. */
+struct build_report {
+	const char *result; /* "built", "boot failed" or "build failed" */
+	const char *id;
+	const char *repo_path;
+	const char *base_hex, *patched_hex;
+	const char *const *patches;
+	size_t npatches;
+	const char *recipe;
+	const struct package_result *packages; /* or NULL */
+	const char *packages_dir;
+	const struct session_step *smoke; /* the build and boot step */
+	const char *out_dir;
+};
+
+int report_build(char **json, struct buf *text, const struct build_report *b);
+
 #endif

@@ -139,3 +139,30 @@ int buf_read_file(struct buf *b, const char *path)
 	close(fd);
 	return rc;
 }
+
+int buf_put_escaped(struct buf *b, const char *s)
+{
+	int rc = 0;
+
+	for (; *s && !rc; s++)
+		switch (*s) {
+		case '<':
+			rc = buf_puts(b, "&lt;");
+			break;
+		case '>':
+			rc = buf_puts(b, "&gt;");
+			break;
+		case '&':
+			rc = buf_puts(b, "&amp;");
+			break;
+		case '\'':
+			rc = buf_puts(b, "&apos;");
+			break;
+		case '"':
+			rc = buf_puts(b, "&quot;");
+			break;
+		default:
+			rc = buf_put(b, s, 1);
+		}
+	return rc;
+}

@@ -35,6 +35,9 @@ const char *buf_str(const struct buf *b);
 /* Hand the content over to the caller, who frees it; resets b. */
 char *buf_detach(struct buf *b);
 
+/* Append s with the characters XML and HTML give meaning to escaped. */
+int buf_put_escaped(struct buf *b, const char *s);
+
 /* Read a whole file into b (appending). */
 int buf_read_file(struct buf *b, const char *path);
 

@@ -75,31 +75,6 @@ static void *read_console(void *arg)
 	return NULL;
 }
 
-/* Escape text for XML. */
-static void xml_text(struct buf *b, const char *s)
-{
-	for (; *s; s++)
-		switch (*s) {
-		case '<':
-			buf_puts(b, "&lt;");
-			break;
-		case '>':
-			buf_puts(b, "&gt;");
-			break;
-		case '&':
-			buf_puts(b, "&amp;");
-			break;
-		case '\'':
-			buf_puts(b, "&apos;");
-			break;
-		case '"':
-			buf_puts(b, "&quot;");
-			break;
-		default:
-			buf_put(b, s, 1);
-		}
-}
-
 static char *domain_xml(const struct recipe *r, const char *kernel,
 			const char *initrd)
 {
@@ -120,11 +95,11 @@ static char *domain_xml(const struct recipe *r, const char *kernel,
 		   "    <type arch='x86_64' machine='pc'>hvm</type>\n"
 		   "    <kernel>",
 		   (int)getpid(), ++counter, r->memory_mb, r->cpus);
-	xml_text(&b, kernel);
+	buf_put_escaped(&b, kernel);
 	buf_puts(&b, "</kernel>\n    <initrd>");
-	xml_text(&b, initrd);
+	buf_put_escaped(&b, initrd);
 	buf_puts(&b, "</initrd>\n    <cmdline>");
-	xml_text(&b, cmdline);
+	buf_put_escaped(&b, cmdline);
 	free(cmdline);
 	buf_puts(&b, "</cmdline>\n  </os>\n"
 		     "  <features><acpi/></features>\n"
@@ -143,7 +118,7 @@ static char *domain_xml(const struct recipe *r, const char *kernel,
 		for (tok = strtok_r(args, " ", &save); tok;
 		     tok = strtok_r(NULL, " ", &save)) {
 			buf_puts(&b, "    <qemu:arg value='");
-			xml_text(&b, tok);
+			buf_put_escaped(&b, tok);
 			buf_puts(&b, "'/>\n");
 		}
 		buf_puts(&b, "  </qemu:commandline>\n");

@@ -64,19 +64,24 @@ static char *ccache_dir_env(void)
 }
 
 /* Run make in src with O=build; 0 when it succeeded. */
-static int make(const struct step_spec *s, const char *src, const char *build,
-		const char *targets, const char *log, struct proc_result *pr)
+static int make_env(const struct step_spec *s, const char *src,
+		    const char *build, const char *targets, const char *log,
+		    struct proc_result *pr, const char *extra_env)
 {
 	const char *argv[48];
 	char *o = util_fmt("O=%s", build),
-	     *arch = util_fmt("ARCH=%s", s->recipe->arch);
+	     *arch = util_fmt("ARCH=%s", s->recipe->arch),
+	     *lv = s->localversion
+			   ? util_fmt("LOCALVERSION=%s", s->localversion)
+			   : NULL;
 	char jobs[32], *t = strdup(targets), *tok, *save = NULL;
 	char *ccenv = ccache_dir_env();
-	const char *env[] = { ccenv, NULL };
+	const char *env[] = { ccenv ? ccenv : extra_env,
+			      ccenv ? extra_env : NULL, NULL };
 	struct live l = { "building", s->live };
 	struct proc_opts opts = { .log_path = log,
 				  .append = 1,
-				  .env = ccenv ? env : NULL,
+				  .env = ccenv || extra_env ? env : NULL,
 				  .tick = live_tick,
 				  .payload = &l };
 	size_t n = 0;
@@ -94,6 +99,8 @@ static int make(const struct step_spec *s, const char *src, const char *build,
 		argv[n++] = "CC=ccache gcc";
 	argv[n++] = "KBUILD_BUILD_USER=bisectd";
 	argv[n++] = "KBUILD_BUILD_HOST=bisectd";
+	if (lv)
+		argv[n++] = lv;
 	for (tok = strtok_r(t, " ", &save); tok && n < 46;
 	     tok = strtok_r(NULL, " ", &save))
 		argv[n++] = tok;
@@ -102,8 +109,28 @@ static int make(const struct step_spec *s, const char *src, const char *build,
 	live_done(&l);
 	free(o);
 	free(arch);
+	free(lv);
 	free(t);
 	free(ccenv);
+	return rc;
+}
+
+static int make(const struct step_spec *s, const char *src, const char *build,
+		const char *targets, const char *log, struct proc_result *pr)
+{
+	return make_env(s, src, build, targets, log, pr, NULL);
+}
+
+int pipeline_make(const struct step_spec *s, const char *targets,
+		  const char *env, const char *log, struct proc_result *pr)
+{
+	char *src = util_fmt("%s/src", s->work_dir),
+	     *build = util_fmt("%s/build", s->work_dir);
+	int rc = src && build ? make_env(s, src, build, targets, log, pr, env)
+			      : err_set(ERR_NOMEM, "out of memory");
+
+	free(src);
+	free(build);
 	return rc;
 }
 

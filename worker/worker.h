@@ -10,6 +10,7 @@
 #include "classify.h"
 #include "gitutil.h"
 #include "recipe.h"
+#include "util.h"
 #include "verdict.h"
 
 struct step_spec {
@@ -21,6 +22,9 @@ struct step_spec {
 	const char *work_dir;	 /* persistent: src/ and build/ live here */
 	const char *step_dir;	 /* this step's logs and config */
 	int live;		 /* draw a live indicator on stderr */
+	/* LOCALVERSION for make, or NULL: the kernel's own rule applies
+	 * (a "+" for a commit without a tag of its own) */
+	const char *localversion;
 };
 
 struct step_result {
@@ -37,6 +41,59 @@ struct step_result {
 };
 
 void step_result_release(struct step_result *r);
+
+/*
+ * make in the step's tree: -C src O=build ARCH, ccache, the build user
+ * and LOCALVERSION of the spec, then the words of targets (targets and
+ * VAR=value assignments), appending to log; env is one more "NAME=value"
+ * for the environment, or NULL.
+ */
+int pipeline_make(const struct step_spec *s, const char *targets,
+		  const char *env, const char *log, struct proc_result *pr);
+
+/* Packages of a tree that a step built (package.c). */
+struct package_spec {
+	const struct step_spec *step; /* the tree: work_dir, recipe */
+	const char *id;		      /* marks release and version */
+	const char *out_dir;	      /* the packages go here */
+	const char *log;	      /* make's output is appended here */
+	int deb, rpm;
+	int dbg; /* keep a -dbg package when the config makes one */
+};
+
+struct package_result {
+	char *release;	   /* uname -r of the deb's kernel */
+	char *deb_version; /* package versions, or NULL */
+	char *rpm_version;
+	char **files; /* file names in out_dir */
+	size_t nfiles;
+	double seconds;
+};
+
+/*
+ * make bindeb-pkg and/or binrpm-pkg with the id in the release and the
+ * version (see package.c).  ERR_GENERIC when make failed on the tree,
+ * ERR_INFRA when it could not run or made nothing.
+ */
+int package_build(struct package_result *out, const struct package_spec *p);
+void package_result_release(struct package_result *r);
+
+/* SHA256SUMS over the packages in dir (sha256sum -c reads it). */
+int artifacts_sums(const char *dir, const struct package_result *r);
+/* The toolchain's versions, one line per tool. */
+int artifacts_toolchain(const char *path);
+
+struct download_info {
+	const struct package_result *packages;
+	const char *what;	 /* one sentence: base and patches */
+	const char *recipe;	 /* the config */
+	const char *smoke;	 /* the boot test's verdict */
+	const char *link_prefix; /* "" for a page beside the files */
+	const char *signed_with; /* the MOK certificate, or NULL */
+};
+
+/* The download page: files, install and uninstall, Secure Boot. */
+int artifacts_page(struct buf *out, const struct download_info *d);
 
 /* Run one step; a failure to run it gives VERDICT_INFRA, not an error. */
 int pipeline_run(struct step_result *out, const struct step_spec *spec);

@@ -1,0 +1,86 @@
+#!/bin/sh
+# bisectctl build: packages of a commit with a fix applied, from the
+# kernel's own bindeb-pkg and binrpm-pkg; their release and versions
+# carry the build's id and sort below the distribution's; the artifacts;
+# the rpm installed into a scratch root; bad input.
+PERSISTENT_CACHE=1
+. "$(dirname "$0")/../lib.sh"
+
+eval "$("$TOP/tests/fixtures/kernel-history" --kind oops --seed 1)"
+git -C "$REPO" diff "$CULPRIT" "$CULPRIT~1" -- kernel/reboot.c > "$SCRATCH/revert.patch"
+out=$SCRATCH/build
+expect_exit 0 "build deb and rpm packages of the culprit with the revert" \
+	"$BISECTCTL" build --repo "$REPO" --commit "$CULPRIT" \
+	--patch "$SCRATCH/revert.patch" --recipe tiny --format deb,rpm \
+	--out "$out" --json "$SCRATCH/b.json"
+sed 's/^/# /' "$SCRATCH/out"
+id=$(jq -r .id "$SCRATCH/b.json")
+rel=6.1.192-bisectd.$id
+check "the release marks the build: $rel" \
+	jq_true "$SCRATCH/b.json" ".release == \"$rel\" and .result == \"built\""
+check "the patched kernel booted: the smoke test is good" \
+	jq_true "$SCRATCH/b.json" '.smoke.verdict == "good"'
+pk=$out/packages
+deb=$(ls "$pk"/linux-image-"$rel"_*_amd64.deb 2> /dev/null)
+check "a linux-image package of its own name" [ -f "$deb" ]
+v=$(dpkg-deb -f "$deb" Version)
+official=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+check "its version $v sorts below Debian's $official" \
+	dpkg --compare-versions "$v" lt "$official"
+check "it holds /boot/vmlinuz-$rel" \
+	sh -c "dpkg-deb -c '$deb' | grep './boot/vmlinuz-$rel\$' > /dev/null"
+check "no -dbg package" sh -c "! ls '$pk' | grep -q -- -dbg"
+rpm=$(ls "$pk"/kernel-6.1.192~bisectd."$id"-*.x86_64.rpm 2> /dev/null)
+check "a kernel rpm" [ -f "$rpm" ]
+rv=$(rpm -qp --qf '%{VERSION}' "$rpm" 2> /dev/null)
+check "rpm -qp: kernel, version $rv" \
+	[ "$(rpm -qp --qf '%{NAME}' "$rpm" 2> /dev/null)" = kernel ]
+check "which sorts below 6.1.192 for rpm" \
+	[ "$(rpm --eval "%{lua: print(rpm.vercmp('$rv', '6.1.192'))}")" = -1 ]
+check "rpm -qpl lists its /boot/vmlinuz" \
+	sh -c "rpm -qpl '$rpm' 2> /dev/null | grep -q '^/boot/vmlinuz-6.1.192~bisectd.$id\$'"
+check "rpm -qp --scripts shows its install scriptlets" \
+	sh -c "rpm -qp --scripts '$rpm' 2> /dev/null | grep -q '^postinstall scriptlet'"
+root=$SCRATCH/rpmroot
+mkdir -p "$root"
+rpm --root "$root" --initdb > /dev/null 2>&1
+rpm --root "$root" -i --nodeps --noscripts "$rpm" > "$SCRATCH/rpm.out" 2>&1
+check "rpm --root installs it into a scratch root" \
+	[ -f "$root/boot/vmlinuz-6.1.192~bisectd.$id" ]
+check "SHA256SUMS covers the packages" \
+	sh -c "cd '$pk' && sha256sum -c --quiet SHA256SUMS && [ \$(wc -l < SHA256SUMS) -eq \$(ls *.deb *.rpm | wc -l) ]"
+check "kernel.release, toolchain.txt, the config and the patch are kept" \
+	sh -c "grep -qx '$rel' '$out/kernel.release' && grep -q '^gcc: gcc' '$out/toolchain.txt' && grep -q '^CONFIG_' '$out/config' && cmp -s '$out/patches/01-revert.patch' '$SCRATCH/revert.patch' && [ -s '$out/build.log' ]"
+page=$pk/index.html
+check "the download page: install, uname -r, uninstall, Secure Boot" \
+	sh -c "grep -q 'sudo apt install ./linux-image-$rel' '$page' && grep -q 'uname -r' '$page' && grep -q 'sudo apt remove linux-image-$rel' '$page' && grep -q 'mokutil --sb-state' '$page' && grep -q 'rpm -ivh kernel-6.1.192~bisectd' '$page'"
+
+# bad input: one line, exit 2, nothing written
+expect_exit 2 "an unknown package format" "$BISECTCTL" build --repo "$REPO" \
+	--commit "$CULPRIT" --recipe tiny --format zip --out "$SCRATCH/bad1"
+one_line_error "unknown package format 'zip': deb or rpm"
+expect_exit 2 "a missing recipe" "$BISECTCTL" build --repo "$REPO" \
+	--commit "$CULPRIT" --recipe nosuch --out "$SCRATCH/bad2"
+: > "$SCRATCH/empty.patch"
+expect_exit 2 "an empty patch" "$BISECTCTL" build --repo "$REPO" \
+	--commit "$CULPRIT" --recipe tiny --patch "$SCRATCH/empty.patch" --out "$SCRATCH/bad3"
+sed 's/reboot_defaults/reboot_settings/' "$SCRATCH/revert.patch" > "$SCRATCH/other.patch"
+expect_exit 2 "a patch for another tree" "$BISECTCTL" build --repo "$REPO" \
+	--commit "$CULPRIT" --recipe tiny --patch "$SCRATCH/other.patch" --out "$SCRATCH/bad4"
+one_line_error "does not apply: file 'kernel/reboot.c', hunk 1"
+check "bad input left no output directory" \
+	sh -c "! ls -d '$SCRATCH'/bad* 2> /dev/null"
+
+# a full disk in the build directory: a small tmpfs as the cache
+if [ "$(id -u)" = 0 ] && mkdir -p "$SCRATCH/full" &&
+	mount -t tmpfs -o size=64m tmpfs "$SCRATCH/full"; then
+	BISECTD_CACHE=$SCRATCH/full expect_exit 3 "a full disk in the work directory" \
+		"$BISECTCTL" build --repo "$REPO" --commit "$CULPRIT" \
+		--recipe tiny --out "$SCRATCH/fullout"
+	check "the last line says why: no space left" \
+		sh -c "tail -n 1 '$SCRATCH/err' | grep -q '^bisectctl: infrastructure failure: .*No space left on device'"
+	check "and no packages, half-made or whole, are left" \
+		[ ! -e "$SCRATCH/fullout/packages" ] && [ ! -e "$SCRATCH/fullout/packages.partial" ]
+	umount "$SCRATCH/full"
+fi
+done_testing

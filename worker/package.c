@@ -1,0 +1,227 @@
+/*
+ * Distribution packages of a built tree, from the kernel's own
+ * `make bindeb-pkg` and `make binrpm-pkg`.
+ *
+ * Design.  The packages carry the build's id in the kernel release and
+ * in their version, so that they install beside the distribution's
+ * kernel and sort below its versions:
+ *
+ *   deb  LOCALVERSION=-bisectd.ID: the release is 6.1.192-bisectd.ID and
+ *        the image package linux-image-6.1.192-bisectd.ID, a name of its
+ *        own; KDEB_PKGVERSION=6.1.192~bisectd.ID-1, which sorts below
+ *        6.1.192-anything (linux-libc-dev shares Debian's package name:
+ *        its version must not win, and the install commands leave it
+ *        out)
+ *   rpm  the spec's Name is always "kernel", so only the version keeps
+ *        it apart: LOCALVERSION=~bisectd.ID gives Version
+ *        6.1.192~bisectd.ID, below 6.1.192 for rpm (a second make, since
+ *        the release is part of the image)
+ *
+ * bindeb-pkg writes into the parent of O=, binrpm-pkg under the _topdir
+ * given in RPMOPTS; the files are moved to the output directory.  A
+ * -dbg package (CONFIG_DEBUG_INFO) is removed unless it was asked for.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "util.h"
+#include "worker.h"
+
+void package_result_release(struct package_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nfiles; i++)
+		free(r->files[i]);
+	free(r->files);
+	free(r->release);
+	free(r->deb_version);
+	free(r->rpm_version);
+	memset(r, 0, sizeof(*r));
+}
+
+static int add_file(struct package_result *r, const char *name)
+{
+	char **f = realloc(r->files, (r->nfiles + 1) * sizeof(*f));
+
+	if (!f)
+		return err_set(ERR_NOMEM, "out of memory");
+	r->files = f;
+	if (!(f[r->nfiles] = strdup(name)))
+		return err_set(ERR_NOMEM, "out of memory");
+	r->nfiles++;
+	return 0;
+}
+
+/* Move every file of dir ending in suffix to out (dbg ones go unless
+ * dbg), recording their names. */
+static int collect(struct package_result *r, const char *dir,
+		   const char *suffix, const char *out, int dbg)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d)
+		return 0;
+	while (!rc && (e = readdir(d))) {
+		size_t len = strlen(e->d_name), sl = strlen(suffix);
+		char *from, *to;
+
+		if (len <= sl || strcmp(e->d_name + len - sl, suffix))
+			continue;
+		from = util_fmt("%s/%s", dir, e->d_name);
+		to = util_fmt("%s/%s", out, e->d_name);
+		if (!from || !to)
+			rc = err_set(ERR_NOMEM, "out of memory");
+		else if (!dbg && strstr(e->d_name, "-dbg"))
+			unlink(from);
+		else if (rename(from, to))
+			rc = err_sys(ERR_INFRA, "cannot move '%s'", from);
+		else
+			rc = add_file(r, e->d_name);
+		free(from);
+		free(to);
+	}
+	closedir(d);
+	return rc;
+}
+
+/* Remove what bindeb-pkg leaves beside the packages. */
+static void tidy(const char *dir)
+{
+	static const char *const junk[] = { ".buildinfo", ".changes" };
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t i;
+
+	while (d && (e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+
+		for (i = 0; i < 2; i++) {
+			size_t sl = strlen(junk[i]);
+
+			if (len > sl &&
+			    !strcmp(e->d_name + len - sl, junk[i])) {
+				char *p = util_fmt("%s/%s", dir, e->d_name);
+
+				if (p)
+					unlink(p);
+				free(p);
+			}
+		}
+	}
+	if (d)
+		closedir(d);
+}
+
+/* `make -s kernelversion`: the version without any local part. */
+static char *kernel_version(const struct step_spec *s, const char *dir)
+{
+	struct proc_result pr;
+	char *log = util_fmt("%s/kernelversion.out", dir), *v = NULL;
+	const char *p;
+	struct buf b;
+
+	buf_init(&b, 4096);
+	if (log && !pipeline_make(s, "-s kernelversion", NULL, log, &pr) &&
+	    pr.exited && pr.status == 0 && !buf_read_file(&b, log)) {
+		/* the last non-empty line */
+		for (p = buf_str(&b); *p; p += strcspn(p, "\n"), p += !!*p)
+			if (p[0] != '\n') {
+				free(v);
+				v = strndup(p, strcspn(p, "\n"));
+			}
+	}
+	if (log)
+		unlink(log);
+	buf_release(&b);
+	free(log);
+	return v;
+}
+
+static int make_packages(const struct step_spec *s, const char *target,
+			 const char *vars, const char *env, const char *log)
+{
+	struct proc_result pr;
+	char *t = util_fmt("%s %s", target, vars);
+	int rc = t ? pipeline_make(s, t, env, log, &pr)
+		   : err_set(ERR_NOMEM, "out of memory");
+
+	free(t);
+	if (rc)
+		return rc;
+	if (pr.exec_failed || !pr.exited)
+		return err_set(ERR_INFRA, "make %s did not run", target);
+	if (pr.status != 0)
+		return err_set(ERR_GENERIC, "make %s failed (see %s)", target,
+			       log);
+	return 0;
+}
+
+int package_build(struct package_result *out, const struct package_spec *p)
+{
+	struct step_spec s = *p->step;
+	char *version, *lv = NULL, *vars = NULL, *env = NULL, *top = NULL;
+	char *rpms = NULL;
+	double t0 = util_now();
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = util_mkdir_p(p->out_dir)))
+		return rc;
+	version = kernel_version(&s, p->out_dir);
+	if (!version)
+		return err_set(ERR_INFRA, "cannot read the kernel version");
+	if (p->deb) {
+		lv = util_fmt("-bisectd.%s", p->id);
+		out->deb_version = util_fmt("%s~bisectd.%s-1", version, p->id);
+		vars = util_fmt("KDEB_PKGVERSION=%s", out->deb_version);
+		out->release = util_fmt("%s%s", version, lv ? lv : "");
+		s.localversion = lv;
+		rc = lv && vars && out->release
+			     ? make_packages(&s, "bindeb-pkg", vars, NULL,
+					     p->log)
+			     : err_set(ERR_NOMEM, "out of memory");
+		if (!rc)
+			rc = collect(out, p->step->work_dir, ".deb", p->out_dir,
+				     p->dbg);
+		tidy(p->step->work_dir);
+		free(lv);
+		free(vars);
+		lv = vars = NULL;
+	}
+	if (!rc && p->rpm) {
+		lv = util_fmt("~bisectd.%s", p->id);
+		out->rpm_version = util_fmt("%s~bisectd.%s", version, p->id);
+		top = util_fmt("%s/rpmbuild", p->step->work_dir);
+		env = util_fmt("RPMOPTS=--define '_topdir %s'", top);
+		rpms = util_fmt("%s/RPMS/%s", top, "x86_64");
+		s.localversion = lv;
+		if (!lv || !out->rpm_version || !top || !env || !rpms)
+			rc = err_set(ERR_NOMEM, "out of memory");
+		if (!rc) {
+			util_remove_tree(top);
+			rc = make_packages(&s, "binrpm-pkg", "", env, p->log);
+		}
+		if (!rc)
+			rc = collect(out, rpms, ".rpm", p->out_dir, p->dbg);
+		if (top)
+			util_remove_tree(top);
+	}
+	out->seconds = util_now() - t0;
+	free(version);
+	free(lv);
+	free(vars);
+	free(env);
+	free(top);
+	free(rpms);
+	if (!rc && out->nfiles == 0)
+		rc = err_set(ERR_INFRA, "the kernel's package targets made no "
+					"package");
+	return rc;
+}
