@@ -543,7 +543,8 @@ struct bisect_ctx {
 	unsigned n;
 	char *last_config;
 	const char *accel;
-	int lock; /* holds the work directory's lock, or -1 */
+	int lock;    /* holds the work directory's lock, or -1 */
+	int sandbox; /* build in the sandbox (untrusted patches) */
 };
 
 /* One kernel step of test or verify, in the command's output directory. */
@@ -557,7 +558,8 @@ static int bisect_test(struct session_step *st, const struct gu_oid *commit,
 				  .test_script = c->test,
 				  .runs = c->runs,
 				  .work_dir = c->work_dir,
-				  .live = isatty(2) };
+				  .live = isatty(2),
+				  .sandbox = c->sandbox };
 	char hex[GU_HEXSZ + 1], *dir;
 	int rc;
 
@@ -1111,8 +1113,14 @@ static int cmd_verify(int argc, char **argv)
 	gu_oid_hex(base.hex, &oid);
 	gu_oid_hex(patched.hex, &poid);
 	gu_oid_hex(phex, &poid);
-	if ((rc = bisect_test(&base, &oid, &ctx)) ||
-	    (rc = bisect_test(&patched, &poid, &ctx)))
+	if ((rc = bisect_test(&base, &oid, &ctx)))
+		goto fail;
+	ctx.sandbox = util_in_path("bwrap"); /* the patches are not ours */
+	if (!ctx.sandbox)
+		fprintf(stderr, "bisectctl: warning: bubblewrap (bwrap) is "
+				"not installed: the patched tree builds without "
+				"a sandbox\n");
+	if ((rc = bisect_test(&patched, &poid, &ctx)))
 		goto fail;
 	status = verify_verdict(reason, sizeof(reason), &base, &patched,
 				&result);
@@ -1161,6 +1169,7 @@ struct build_opts {
 	struct patches p;
 	const char *commit;
 	int deb, rpm, dbg;
+	int no_sandbox;
 };
 
 /* build's own options: --commit, --patch, --format, --dbg. */
@@ -1177,6 +1186,9 @@ static int build_opt(int opt, const char *arg, void *payload)
 		return read_patch(&b->p, arg) ? -1 : 1;
 	case 'D':
 		b->dbg = 1;
+		return 1;
+	case 'N':
+		b->no_sandbox = 1;
 		return 1;
 	case 'F':
 		b->deb = b->rpm = 0;
@@ -1244,6 +1256,7 @@ static int cmd_build(int argc, char **argv)
 		{ "patch", required_argument, NULL, 'p' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "dbg", no_argument, NULL, 'D' },
+		{ "no-sandbox", no_argument, NULL, 'N' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "out", required_argument, NULL, 'o' },
 		KERNEL_LONGOPTS,
@@ -1273,6 +1286,10 @@ static int cmd_build(int argc, char **argv)
 		goto done;
 	if (!b.deb && !b.rpm)
 		rc = err_set(ERR_INPUT, "no package format: --format deb,rpm");
+	if (!rc && !b.no_sandbox && !util_in_path("bwrap"))
+		rc = err_set(ERR_INPUT,
+			     "builds of patches run in a bubblewrap sandbox: "
+			     "install bubblewrap, or pass --no-sandbox");
 	if (!rc)
 		rc = setup_one_commit(&ctx, &recipe, &k, c.repo_path,
 				      b.commit ? b.commit : "HEAD", &repo,
@@ -1319,7 +1336,8 @@ static int cmd_build(int argc, char **argv)
 					  .work_dir = ctx.work_dir,
 					  .step_dir = out,
 					  .live = isatty(2),
-					  .localversion = lv };
+					  .localversion = lv,
+					  .sandbox = !b.no_sandbox };
 		struct package_spec ps = { .step = &spec,
 					   .id = id,
 					   .out_dir = tmpdir,
@@ -1491,10 +1509,12 @@ static const struct command {
 	{ "build", cmd_build,
 	  "build [--repo DIR] [--commit REV] [--patch FILE]... --recipe NAME\n"
 	  "      [--format deb,rpm] [--dbg] [--test SCRIPT] [--json FILE]\n"
-	  "      [--out DIR]\n"
+	  "      [--out DIR] [--no-sandbox]\n"
 	  "      Build distribution packages of REV (default HEAD) with the\n"
 	  "      patches applied, with the kernel's bindeb-pkg/binrpm-pkg;\n"
-	  "      the release and versions say -bisectd.ID.  The kernel is\n"
+	  "      the release and versions say -bisectd.ID.  The build runs\n"
+	  "      in a bubblewrap sandbox: no network, nothing writable but\n"
+	  "      its work directory and ccache.  The kernel is\n"
 	  "      booted once as a smoke test.  Exit 0 built and booted, 1 did\n"
 	  "      not build, 4 built but the smoke test failed." },
 	{ "config", cmd_config,

