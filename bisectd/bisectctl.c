@@ -1117,9 +1117,10 @@ static int cmd_verify(int argc, char **argv)
 		goto fail;
 	ctx.sandbox = util_in_path("bwrap"); /* the patches are not ours */
 	if (!ctx.sandbox)
-		fprintf(stderr, "bisectctl: warning: bubblewrap (bwrap) is "
-				"not installed: the patched tree builds without "
-				"a sandbox\n");
+		fprintf(stderr,
+			"bisectctl: warning: bubblewrap (bwrap) is "
+			"not installed: the patched tree builds without "
+			"a sandbox\n");
 	if ((rc = bisect_test(&patched, &poid, &ctx)))
 		goto fail;
 	status = verify_verdict(reason, sizeof(reason), &base, &patched,
@@ -1214,40 +1215,6 @@ static int build_opt(int opt, const char *arg, void *payload)
 	return 0;
 }
 
-/* The build's id: the base and the patches, hashed; 8 hex digits. */
-static void build_id(char out[9], const char *base, const struct patches *p)
-{
-	struct digest *d = digest_new();
-	char hex[DIGEST_HEXSZ + 1];
-	size_t i;
-
-	digest_update(d, base, strlen(base));
-	for (i = 0; i < p->n; i++)
-		digest_update(d, p->texts[i], p->lens[i]);
-	digest_finish(d, hex);
-	snprintf(out, 9, "%.8s", hex);
-}
-
-/* Copy the patches into DIR/patches, numbered in the order applied. */
-static int save_patches(const char *dir, const struct patches *p)
-{
-	char *pd = util_fmt("%s/patches", dir);
-	size_t i;
-	int rc = pd ? util_mkdir_p(pd) : err_set(ERR_NOMEM, "out of memory");
-
-	for (i = 0; i < p->n && !rc; i++) {
-		const char *base = strrchr(p->names[i], '/');
-		char *path = util_fmt("%s/%02zu-%s", pd, i + 1,
-				      base ? base + 1 : p->names[i]);
-
-		rc = path ? util_write_atomic(path, p->texts[i], p->lens[i])
-			  : err_set(ERR_NOMEM, "out of memory");
-		free(path);
-	}
-	free(pd);
-	return rc;
-}
-
 static int cmd_build(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1267,19 +1234,15 @@ static int cmd_build(int argc, char **argv)
 	struct build_opts b = { .deb = 1 };
 	struct bisect_ctx ctx = { .lock = -1 };
 	struct recipe recipe = { 0 };
-	struct session_step smoke = { 0 };
-	struct package_result pr = { 0 };
+	struct buildjob_result r = { 0 };
 	struct build_report br = { 0 };
 	struct gu_repo *repo = NULL;
-	struct gu_oid oid, poid;
-	struct buf text, page;
-	char id[9], bhex[GU_HEXSZ + 1], phex[GU_HEXSZ + 1], lv[32];
-	char *out = NULL, *src = NULL, *pkgdir = NULL, *tmpdir = NULL;
-	char *json = NULL, *path = NULL;
-	int rc = 0, status, built = 0;
+	struct gu_oid oid;
+	struct buf text;
+	char *out = NULL, *json = NULL, *path = NULL;
+	int rc = 0, status;
 
 	buf_init(&text, 1 << 20);
-	buf_init(&page, 1 << 20);
 	status = parse_kernel_args(argc, argv, opts, &c, &k, build_opt, &b,
 				   "build");
 	if (status)
@@ -1294,131 +1257,64 @@ static int cmd_build(int argc, char **argv)
 		rc = setup_one_commit(&ctx, &recipe, &k, c.repo_path,
 				      b.commit ? b.commit : "HEAD", &repo,
 				      &oid);
-	if (!rc && !(src = util_fmt("%s/src", ctx.work_dir)))
-		rc = err_set(ERR_NOMEM, "out of memory");
-	if (!rc)
-		rc = util_mkdir_p(src);
-	poid = oid;
-	if (!rc && b.p.n)
-		rc = gu_apply_patches(&poid, repo, src, &oid, b.p.names,
-				      (const char *const *)b.p.texts, b.p.lens,
-				      b.p.n);
+	if (!rc && b.p.n) {
+		/* a patch that does not apply is bad input: check before
+		 * anything is written */
+		char *src = util_fmt("%s/src", ctx.work_dir);
+		struct gu_oid poid;
+
+		rc = src ? util_mkdir_p(src)
+			 : err_set(ERR_NOMEM, "out of memory");
+		if (!rc)
+			rc = gu_apply_patches(&poid, repo, src, &oid, b.p.names,
+					      (const char *const *)b.p.texts,
+					      b.p.lens, b.p.n);
+		free(src);
+	}
 	if (!rc && !(out = make_out_dir(c.out)))
 		rc = ERR_INFRA;
 	if (rc)
 		goto fail;
-	gu_oid_hex(bhex, &oid);
-	gu_oid_hex(phex, &poid);
-	build_id(id, bhex, &b.p);
-	snprintf(lv, sizeof(lv), "-bisectd.%s", id);
-	pkgdir = util_fmt("%s/packages", out);
-	tmpdir = util_fmt("%s/packages.partial", out);
-	if (!pkgdir || !tmpdir) {
-		rc = err_set(ERR_NOMEM, "out of memory");
-		goto fail;
-	}
-	util_remove_tree(pkgdir);
-	util_remove_tree(tmpdir);
-	if ((rc = save_patches(out, &b.p)))
-		goto fail;
-	fprintf(stderr,
-		"bisectctl: building %.12s with %zu patch(es), "
-		"LOCALVERSION %s, recipe %s, output %s\n",
-		bhex, b.p.n, lv, recipe.name, out);
 	{
-		/* the tree, built and booted with the release it is
-		 * packaged with, so that packaging rebuilds nothing */
-		struct step_spec spec = { .repo = repo,
-					  .commit = poid,
-					  .recipe = &recipe,
-					  .test_script = ctx.test,
-					  .runs = k.runs,
-					  .work_dir = ctx.work_dir,
-					  .step_dir = out,
-					  .live = isatty(2),
-					  .localversion = lv,
-					  .sandbox = !b.no_sandbox };
-		struct package_spec ps = { .step = &spec,
-					   .id = id,
-					   .out_dir = tmpdir,
-					   .deb = b.deb,
-					   .rpm = b.rpm,
-					   .dbg = b.dbg };
-		char *log = util_fmt("%s/build.log", out);
+		struct buildjob_spec bs = {
+			.repo = repo,
+			.base = oid,
+			.names = b.p.names,
+			.texts = (const char *const *)b.p.texts,
+			.lens = b.p.lens,
+			.npatches = b.p.n,
+			.recipe = &recipe,
+			.test_script = ctx.test,
+			.runs = k.runs,
+			.work_dir = ctx.work_dir,
+			.out_dir = out,
+			.deb = b.deb,
+			.rpm = b.rpm,
+			.dbg = b.dbg,
+			.sandbox = !b.no_sandbox,
+			.live = isatty(2),
+		};
 
-		smoke.exit_code = -1;
-		smoke.role = "build";
-		memcpy(smoke.hex, phex, sizeof(smoke.hex));
-		rc = steprun_kernel(&smoke, &spec);
-		if (!rc && smoke.verdict != VERDICT_SKIP &&
-		    !(smoke.verdict == VERDICT_INFRA && !smoke.build_s)) {
-			ps.log = log;
-			rc = package_build(&pr, &ps);
-			built = !rc;
-		}
-		free(log);
+		fprintf(stderr,
+			"bisectctl: building %s with %zu patch(es), "
+			"recipe %s%s, output %s\n",
+			b.commit ? b.commit : "HEAD", b.p.n, recipe.name,
+			bs.sandbox ? " in the sandbox" : "", out);
+		rc = buildjob_run(&r, &bs);
 	}
-	if (rc && rc != ERR_GENERIC)
+	if (rc)
 		goto fail;
-	if (built) {
-		if ((rc = artifacts_sums(tmpdir, &pr)))
-			goto fail;
-		if (rename(tmpdir, pkgdir)) {
-			rc = err_sys(ERR_INFRA, "cannot move '%s'", tmpdir);
-			goto fail;
-		}
-		path = util_fmt("%s/kernel.release", out);
-		if (path) {
-			char *line = util_fmt("%s\n", pr.release);
-
-			util_write_atomic(path, line, strlen(line));
-			free(line);
-		}
-		free(path);
-		path = util_fmt("%s/toolchain.txt", out);
-		if (path)
-			artifacts_toolchain(path);
-		free(path);
-		path = NULL;
-		{
-			char what[512];
-			struct download_info d = {
-				.packages = &pr,
-				.what = what,
-				.recipe = recipe.name,
-				.smoke = smoke.verdict == VERDICT_GOOD
-						 ? "good"
-						 : smoke.title,
-				.link_prefix = "",
-			};
-
-			snprintf(what, sizeof(what),
-				 "Built from %.12s with %zu patch(es) applied, "
-				 "configured by the %s recipe.",
-				 bhex, b.p.n, recipe.name);
-			artifacts_page(&page, &d);
-			path = util_fmt("%s/index.html", pkgdir);
-			if (path)
-				util_write_atomic(path, page.ptr, page.len);
-			free(path);
-			path = NULL;
-		}
-	} else {
-		util_remove_tree(tmpdir); /* nothing half-made is left */
-	}
-	br.result = !built			    ? "build failed"
-		    : smoke.verdict == VERDICT_GOOD ? "built"
-						    : "boot failed";
-	br.id = id;
+	br.result = buildjob_outcome(&r);
+	br.id = r.id;
 	br.repo_path = c.repo_path;
-	br.base_hex = bhex;
-	br.patched_hex = phex;
+	br.base_hex = r.base_hex;
+	br.patched_hex = r.patched_hex;
 	br.patches = b.p.names;
 	br.npatches = b.p.n;
 	br.recipe = recipe.name;
-	br.packages = built ? &pr : NULL;
-	br.packages_dir = pkgdir;
-	br.smoke = &smoke;
+	br.packages = r.built ? &r.packages : NULL;
+	br.packages_dir = r.pkgdir;
+	br.smoke = &r.smoke;
 	br.out_dir = out;
 	if (report_build(&json, &text, &br)) {
 		status = fail(ERR_NOMEM);
@@ -1430,34 +1326,27 @@ static int cmd_build(int argc, char **argv)
 		util_write_atomic(path, json, strlen(json));
 	if (c.json && util_write_atomic(c.json, json, strlen(json)))
 		fprintf(stderr, "bisectctl: %s\n", err_last());
-	if (!built)
+	if (!r.built)
 		fprintf(stderr, "bisectctl: %s: %s\n",
-			smoke.verdict == VERDICT_INFRA
+			r.smoke.verdict == VERDICT_INFRA
 				? "infrastructure failure"
 				: "the patched tree did not build",
-			*smoke.title ? smoke.title : err_last());
-	status = built ? (smoke.verdict == VERDICT_GOOD ? 0 : 4)
-		 : smoke.verdict == VERDICT_INFRA ? EXIT_INFRA
-						  : 1;
+			r.smoke.title);
+	status = r.built ? (r.smoke.verdict == VERDICT_GOOD ? 0 : 4)
+		 : r.smoke.verdict == VERDICT_INFRA ? EXIT_INFRA
+						    : 1;
 	goto done;
 fail:
-	if (tmpdir)
-		util_remove_tree(tmpdir);
 	status = fail(rc);
 done:
 	release_patches(&b.p);
-	session_step_release(&smoke);
-	package_result_release(&pr);
+	buildjob_release(&r);
 	kernel_release(&ctx, &recipe);
 	gu_close(repo);
 	buf_release(&text);
-	buf_release(&page);
 	free(json);
 	free(path);
-	free(src);
 	free(out);
-	free(pkgdir);
-	free(tmpdir);
 	return status;
 }
 

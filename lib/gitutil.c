@@ -552,8 +552,9 @@ static char *gitify(const char *text, size_t len, size_t *out_len)
 			in_git = 1;
 		if (!in_git && l > 4 && !strncmp(p, "--- ", 4) && nl &&
 		    end - nl > 5 && !strncmp(nl + 1, "+++ ", 4)) {
-			const char *plus = nl + 1, *pe = memchr(plus, '\n',
-								 (size_t)(end - plus));
+			const char *plus = nl + 1,
+				   *pe = memchr(plus, '\n',
+						(size_t)(end - plus));
 			struct buf a, c;
 
 			buf_init(&a, 8192);

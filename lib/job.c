@@ -127,11 +127,75 @@ static int parse_fields(void *base, const struct field *fields, json_t *obj,
 	return 0;
 }
 
+static int spec_patches(struct job_spec *j, json_t *v)
+{
+	json_t *x;
+	size_t i;
+
+	if (!json_is_array(v) || json_array_size(v) > JOB_MAX_PATCHES)
+		return err_set(ERR_INPUT,
+			       "field 'patches' must be a list of at most %d "
+			       "{\"name\", \"text\"} objects",
+			       JOB_MAX_PATCHES);
+	json_array_foreach(v, i, x)
+	{
+		json_t *n = json_object_get(x, "name"),
+		       *t = json_object_get(x, "text");
+
+		if (!json_is_object(x) || json_object_size(x) != 2 ||
+		    !json_is_string(n) || !json_is_string(t) ||
+		    json_string_length(n) == 0 || json_string_length(n) > 255 ||
+		    strchr(json_string_value(n), '/') ||
+		    json_string_length(t) != strlen(json_string_value(t)))
+			return err_set(ERR_INPUT,
+				       "patch %zu must be {\"name\": a file "
+				       "name, \"text\": the patch as text}",
+				       i + 1);
+		j->patch_names[j->npatches] = strdup(json_string_value(n));
+		j->patch_texts[j->npatches] = strdup(json_string_value(t));
+		if (!j->patch_names[j->npatches++] ||
+		    !j->patch_texts[j->npatches - 1])
+			return err_set(ERR_NOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static int spec_formats(struct job_spec *j, json_t *v)
+{
+	json_t *x;
+	size_t i;
+
+	if (!json_is_array(v) || json_array_size(v) == 0)
+		return err_set(ERR_INPUT, "field 'formats' must be a list: "
+					  "\"deb\", \"rpm\"");
+	j->deb = j->rpm = 0;
+	json_array_foreach(v, i, x)
+	{
+		const char *f = json_string_value(x);
+
+		if (f && !strcmp(f, "deb"))
+			j->deb = 1;
+		else if (f && !strcmp(f, "rpm"))
+			j->rpm = 1;
+		else
+			return err_set(ERR_INPUT,
+				       "unknown package format '%.32s': deb or "
+				       "rpm",
+				       f ? f : "(not a string)");
+	}
+	return 0;
+}
+
 static int spec_list(void *base, const struct field *f, json_t *v)
 {
 	struct job_spec *j = base;
 	size_t i;
 	json_t *x;
+
+	if (!strcmp(f->name, "patches"))
+		return spec_patches(j, v);
+	if (!strcmp(f->name, "formats"))
+		return spec_formats(j, v);
 
 	if (json_is_string(v)) { /* "good": "v6.1" as a one-element list */
 		json_t *arr = json_pack("[O]", v);
@@ -172,6 +236,9 @@ static const struct field spec_fields[] = {
 	{ "check_endpoints", F_BOOL, SPEC(check_endpoints), 0 },
 	{ "max_workers", F_INT, SPEC(max_workers), 1024 },
 	{ "callback", F_STR, SPEC(callback), 2048 },
+	{ "patches", F_STRLIST, 0, JOB_MAX_PATCHES },
+	{ "formats", F_STRLIST, 0, 2 },
+	{ "dbg", F_BOOL, SPEC(dbg), 0 },
 	{ NULL, 0, 0, 0 },
 };
 
@@ -188,6 +255,10 @@ void job_spec_release(struct job_spec *j)
 	free(j->command);
 	free(j->test);
 	free(j->callback);
+	for (i = 0; i < j->npatches; i++) {
+		free(j->patch_names[i]);
+		free(j->patch_texts[i]);
+	}
 	memset(j, 0, sizeof(*j));
 }
 
@@ -199,14 +270,16 @@ static int spec_from(struct job_spec *out, json_t *o)
 	memset(out, 0, sizeof(*out));
 	out->runs = 1;
 	out->check_endpoints = -1;
+	out->deb = 1;
 	if (!type || !json_is_string(type))
 		return err_set(ERR_INPUT,
 			       "field 'type' must be \"bisect\" or \"test\"");
 	if (strcmp(json_string_value(type), "bisect") &&
-	    strcmp(json_string_value(type), "test"))
+	    strcmp(json_string_value(type), "test") &&
+	    strcmp(json_string_value(type), "build"))
 		return err_set(ERR_INPUT,
-			       "unknown job type '%.32s': \"bisect\" or "
-			       "\"test\"",
+			       "unknown job type '%.32s': \"bisect\", "
+			       "\"test\" or \"build\"",
 			       json_string_value(type));
 	snprintf(out->type, sizeof(out->type), "%s", json_string_value(type));
 	json_object_del(o, "type");
@@ -294,6 +367,22 @@ static json_t *spec_json(const struct job_spec *j)
 			    json_boolean(j->check_endpoints));
 	json_object_set_new(o, "max_workers", json_integer(j->max_workers));
 	put_str(o, "callback", j->callback);
+	if (!strcmp(j->type, "build")) {
+		json_t *pa = json_array(), *fo = json_array();
+
+		for (i = 0; i < j->npatches; i++)
+			json_array_append_new(
+				pa, json_pack("{s:s, s:s}", "name",
+					      j->patch_names[i], "text",
+					      j->patch_texts[i]));
+		if (j->deb)
+			json_array_append_new(fo, json_string("deb"));
+		if (j->rpm)
+			json_array_append_new(fo, json_string("rpm"));
+		json_object_set_new(o, "patches", pa);
+		json_object_set_new(o, "formats", fo);
+		json_object_set_new(o, "dbg", json_boolean(j->dbg));
+	}
 	return o;
 }
 

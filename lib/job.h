@@ -11,14 +11,15 @@
 #include <stddef.h>
 
 #define JOB_MAX_GOODS 64
+#define JOB_MAX_PATCHES 16
 
 struct job_spec {
-	char type[8]; /* "bisect" or "test" */
+	char type[8]; /* "bisect", "test" or "build" */
 	char *repo;   /* path or URL */
 	char *bad;    /* bisect */
 	char *good[JOB_MAX_GOODS];
 	size_t ngood;
-	char *commit; /* test */
+	char *commit; /* test, build */
 	char *recipe; /* kernel mode */
 	char *command; /* generic mode: a shell command, git bisect run's codes */
 	char *test;    /* guest test script (text), or NULL */
@@ -26,6 +27,11 @@ struct job_spec {
 	int check_endpoints; /* test bad and goods first */
 	int max_workers;     /* 0: as many as there are */
 	char *callback;	     /* webhook URL, or NULL */
+	/* build: patches applied in order, package formats */
+	char *patch_names[JOB_MAX_PATCHES];
+	char *patch_texts[JOB_MAX_PATCHES];
+	size_t npatches;
+	int deb, rpm, dbg;
 };
 
 /*

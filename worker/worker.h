@@ -201,6 +201,41 @@ struct session_step {
 /* Free what a step owns (its strings), not the step itself. */
 void session_step_release(struct session_step *st);
 
+/* A build job (buildjob.c): patches on a base, built, booted, packaged. */
+struct buildjob_spec {
+	struct gu_repo *repo;
+	struct gu_oid base;
+	const char *const *names, *const *texts; /* the patches, in order */
+	const size_t *lens;
+	size_t npatches;
+	const struct recipe *recipe;
+	const char *test_script;
+	int runs;
+	const char *work_dir; /* persistent tree and build directory */
+	const char *out_dir;  /* logs, config, patches/, packages/ */
+	int deb, rpm, dbg, sandbox, live;
+};
+
+struct buildjob_result {
+	char id[9]; /* in the release: -bisectd.ID */
+	char base_hex[GU_HEXSZ + 1], patched_hex[GU_HEXSZ + 1];
+	struct session_step smoke; /* the build and boot */
+	struct package_result packages;
+	char *pkgdir; /* OUT/packages, there only when built */
+	int built;
+};
+
+/*
+ * Run the build job.  A patch that does not apply is ERR_INPUT naming
+ * it, the file and the hunk; a tree that does not build or package is
+ * r->built == 0 with the reason in r->smoke.title (and verdict skip,
+ * or infra when the machine failed).
+ */
+int buildjob_run(struct buildjob_result *r, const struct buildjob_spec *b);
+void buildjob_release(struct buildjob_result *r);
+/* "built", "boot failed", "build failed" or "infra". */
+const char *buildjob_outcome(const struct buildjob_result *r);
+
 /*
  * Generic mode: check commit out into worktree and run command there
  * with sh -c (BISECT_COMMIT set), its output in log.  The exit status

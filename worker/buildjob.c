@@ -1,0 +1,208 @@
+/*
+ * A build job: a base commit with patches, built and booted once as a
+ * smoke test, then packaged; for bisectctl build and for workers alike.
+ *
+ * Design.  The patches are applied with libgit2 in the worktree
+ * repository (gu_apply_patches), the tree is built and booted through
+ * the step pipeline with the release the packages will carry
+ * (LOCALVERSION=-bisectd.ID, so packaging rebuilds nothing), in the
+ * sandbox when asked, and packaged by package_build() into
+ * OUT/packages.partial, which becomes OUT/packages only when every
+ * package, SHA256SUMS and the download page are there: a build that
+ * fails half-way leaves no packages, whole or half-made.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "digest.h"
+#include "error.h"
+#include "util.h"
+#include "worker.h"
+
+void buildjob_release(struct buildjob_result *r)
+{
+	session_step_release(&r->smoke);
+	package_result_release(&r->packages);
+	free(r->pkgdir);
+	memset(r, 0, sizeof(*r));
+}
+
+/* The build's id: the base and the patches, hashed; 8 hex digits. */
+static void build_id(char out[9], const char *base,
+		     const struct buildjob_spec *b)
+{
+	struct digest *d = digest_new();
+	char hex[DIGEST_HEXSZ + 1];
+	size_t i;
+
+	digest_update(d, base, strlen(base));
+	for (i = 0; i < b->npatches; i++)
+		digest_update(d, b->texts[i], b->lens[i]);
+	digest_finish(d, hex);
+	snprintf(out, 9, "%.8s", hex);
+}
+
+/* Copy the patches into DIR/patches, numbered in the order applied. */
+static int save_patches(const char *dir, const struct buildjob_spec *b)
+{
+	char *pd = util_fmt("%s/patches", dir);
+	size_t i;
+	int rc = pd ? util_mkdir_p(pd) : err_set(ERR_NOMEM, "out of memory");
+
+	for (i = 0; i < b->npatches && !rc; i++) {
+		const char *base = strrchr(b->names[i], '/');
+		char *path = util_fmt("%s/%02zu-%s", pd, i + 1,
+				      base ? base + 1 : b->names[i]);
+
+		rc = path ? util_write_atomic(path, b->texts[i], b->lens[i])
+			  : err_set(ERR_NOMEM, "out of memory");
+		free(path);
+	}
+	free(pd);
+	return rc;
+}
+
+static int write_text(const char *dir, const char *name, const char *text)
+{
+	char *path = util_fmt("%s/%s", dir, name);
+	int rc = path ? util_write_atomic(path, text, strlen(text))
+		      : err_set(ERR_NOMEM, "out of memory");
+
+	free(path);
+	return rc;
+}
+
+/* SHA256SUMS, the page, then the rename that makes them visible. */
+static int finish_packages(struct buildjob_result *r,
+			   const struct buildjob_spec *b, const char *tmpdir)
+{
+	struct download_info d = { .packages = &r->packages,
+				   .recipe = b->recipe->name,
+				   .smoke = r->smoke.verdict == VERDICT_GOOD
+						    ? "good"
+						    : r->smoke.title,
+				   .link_prefix = "" };
+	char what[512], *line;
+	struct buf page;
+	int rc;
+
+	snprintf(what, sizeof(what),
+		 "Built from %.12s with %zu patch(es) applied, configured by "
+		 "the %s recipe.",
+		 r->base_hex, b->npatches, b->recipe->name);
+	d.what = what;
+	buf_init(&page, 1 << 20);
+	rc = artifacts_sums(tmpdir, &r->packages);
+	if (!rc)
+		rc = artifacts_page(&page, &d);
+	if (!rc)
+		rc = write_text(tmpdir, "index.html", buf_str(&page));
+	buf_release(&page);
+	if (!rc && rename(tmpdir, r->pkgdir))
+		rc = err_sys(ERR_INFRA, "cannot move '%s'", tmpdir);
+	line = util_fmt("%s\n", r->packages.release);
+	if (!rc)
+		rc = line ? write_text(b->out_dir, "kernel.release", line)
+			  : err_set(ERR_NOMEM, "out of memory");
+	free(line);
+	if (!rc) {
+		char *path = util_fmt("%s/toolchain.txt", b->out_dir);
+
+		rc = path ? artifacts_toolchain(path)
+			  : err_set(ERR_NOMEM, "out of memory");
+		free(path);
+	}
+	return rc;
+}
+
+int buildjob_run(struct buildjob_result *r, const struct buildjob_spec *b)
+{
+	char *src = util_fmt("%s/src", b->work_dir), *tmpdir = NULL;
+	char lv[32];
+	struct gu_oid poid = b->base;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->smoke.exit_code = -1;
+	r->smoke.role = "build";
+	gu_oid_hex(r->base_hex, &b->base);
+	rc = src ? util_mkdir_p(src) : err_set(ERR_NOMEM, "out of memory");
+	if (!rc && b->npatches)
+		rc = gu_apply_patches(&poid, b->repo, src, &b->base, b->names,
+				      b->texts, b->lens, b->npatches);
+	free(src);
+	if (rc)
+		return rc;
+	gu_oid_hex(r->patched_hex, &poid);
+	memcpy(r->smoke.hex, r->patched_hex, sizeof(r->smoke.hex));
+	build_id(r->id, r->base_hex, b);
+	snprintf(lv, sizeof(lv), "-bisectd.%s", r->id);
+	r->pkgdir = util_fmt("%s/packages", b->out_dir);
+	tmpdir = util_fmt("%s/packages.partial", b->out_dir);
+	if (!r->pkgdir || !tmpdir) {
+		free(tmpdir);
+		return err_set(ERR_NOMEM, "out of memory");
+	}
+	util_remove_tree(r->pkgdir);
+	util_remove_tree(tmpdir);
+	if ((rc = util_mkdir_p(b->out_dir)) ||
+	    (rc = save_patches(b->out_dir, b)))
+		goto out;
+	{
+		struct step_spec spec = { .repo = b->repo,
+					  .commit = poid,
+					  .recipe = b->recipe,
+					  .test_script = b->test_script,
+					  .runs = b->runs,
+					  .work_dir = b->work_dir,
+					  .step_dir = b->out_dir,
+					  .live = b->live,
+					  .localversion = lv,
+					  .sandbox = b->sandbox };
+		struct package_spec ps = { .step = &spec,
+					   .id = r->id,
+					   .out_dir = tmpdir,
+					   .deb = b->deb,
+					   .rpm = b->rpm,
+					   .dbg = b->dbg };
+		char *log = util_fmt("%s/build.log", b->out_dir);
+
+		rc = log ? steprun_kernel(&r->smoke, &spec)
+			 : err_set(ERR_NOMEM, "out of memory");
+		if (!rc && r->smoke.verdict != VERDICT_SKIP &&
+		    !(r->smoke.verdict == VERDICT_INFRA && !r->smoke.build_s)) {
+			ps.log = log;
+			rc = package_build(&r->packages, &ps);
+			if (!rc)
+				rc = finish_packages(r, b, tmpdir);
+			r->built = !rc;
+			if (rc == ERR_GENERIC) {
+				/* the tree built, its packaging did not */
+				r->smoke.verdict = VERDICT_SKIP;
+				free(r->smoke.title);
+				r->smoke.title = strdup(err_last());
+				rc = 0;
+			}
+		}
+		free(log);
+	}
+out:
+	if (!r->built)
+		util_remove_tree(tmpdir); /* nothing half-made is left */
+	free(tmpdir);
+	if (!r->smoke.title)
+		r->smoke.title = strdup("");
+	if (!r->smoke.excerpt)
+		r->smoke.excerpt = strdup("");
+	return rc;
+}
+
+const char *buildjob_outcome(const struct buildjob_result *r)
+{
+	if (!r->built)
+		return r->smoke.verdict == VERDICT_INFRA ? "infra"
+							 : "build failed";
+	return r->smoke.verdict == VERDICT_GOOD ? "built" : "boot failed";
+}
