@@ -31,6 +31,7 @@
 #include "jobview.h"
 #include "report.h"
 #include "util.h"
+#include "worker.h"
 
 struct api {
 	struct MHD_Daemon *d;
@@ -150,7 +151,7 @@ static int valid_name(const char *n)
 
 	return len > 0 && len <= 128 && n[0] != '.' &&
 	       strspn(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			 "0123456789._-") == len;
+			 "0123456789._-~+") == len;
 }
 
 /* --- handlers -------------------------------------------------------------- */
@@ -326,7 +327,7 @@ static enum MHD_Result get_artifact(struct api *a, struct MHD_Connection *mc,
 
 	if (!valid_name(name))
 		return error_reply(mc, MHD_HTTP_BAD_REQUEST,
-				   "artifact names are [A-Za-z0-9._-], not "
+				   "artifact names are [A-Za-z0-9._~+-], not "
 				   "starting with a dot");
 	pthread_mutex_lock(&a->c->lock);
 	rc = store_step_get(a->c->store, step, &st);
@@ -457,7 +458,7 @@ static void upload_begin(struct api *a, struct conn *cn, const char *lease,
 	cn->fd = -1;
 	if (!valid_name(name)) {
 		cn->status = MHD_HTTP_BAD_REQUEST;
-		cn->error = strdup("artifact names are [A-Za-z0-9._-], not "
+		cn->error = strdup("artifact names are [A-Za-z0-9._~+-], not "
 				   "starting with a dot");
 		return;
 	}
@@ -600,16 +601,134 @@ static enum MHD_Result web_file(struct api *a, struct MHD_Connection *mc,
 	return ret;
 }
 
+struct pkg_list {
+	struct package_result *r;
+};
+
+static int list_packages(const char *name, long long size, const char *sha,
+			 void *payload)
+{
+	struct package_result *r = payload;
+	size_t l = strlen(name);
+	char **f;
+
+	(void)size;
+	(void)sha;
+	if (l < 5 ||
+	    (strcmp(name + l - 4, ".deb") && strcmp(name + l - 4, ".rpm")))
+		return 0;
+	f = realloc(r->files, (r->nfiles + 1) * sizeof(*f));
+	if (!f)
+		return 1;
+	r->files = f;
+	if ((f[r->nfiles] = strdup(name)))
+		r->nfiles++;
+	return 0;
+}
+
+/*
+ * A build job's download page: its packages (the artifacts its worker
+ * uploaded), install and uninstall commands, Secure Boot.
+ */
+static enum MHD_Result download_page(struct api *a, struct MHD_Connection *mc,
+				     long long id)
+{
+	struct package_result r = { 0 };
+	struct store_step *steps = NULL, *st = NULL;
+	struct store_job j;
+	struct job_spec spec = { 0 };
+	struct buf page, rel;
+	size_t n = 0, i;
+	char what[512], prefix[128], *path = NULL, *title = NULL;
+	const char *mark;
+	int rc;
+
+	buf_init(&page, 1 << 20);
+	buf_init(&rel, 4096);
+	pthread_mutex_lock(&a->c->lock);
+	rc = store_job_get(a->c->store, id, &j);
+	if (!rc) {
+		rc = strcmp(j.type, "build") ? ERR_NOTFOUND : 0;
+		if (!rc)
+			rc = job_spec_parse(&spec, j.spec, strlen(j.spec));
+		if (!rc)
+			rc = store_steps_of_job(a->c->store, id, &steps, &n);
+		for (i = 0; !rc && i < n; i++)
+			if (steps[i].state == STEP_DONE &&
+			    !strcmp(steps[i].role, "build"))
+				st = &steps[i];
+		if (st)
+			store_artifacts(a->c->store, st->id, list_packages, &r);
+		store_job_release(&j);
+	}
+	pthread_mutex_unlock(&a->c->lock);
+	if (!rc && (!st || !r.nfiles))
+		rc = err_set(ERR_NOTFOUND, "job %lld has no packages", id);
+	if (!rc) {
+		path = util_fmt("%s/artifacts/%lld/kernel.release",
+				a->c->state_dir, st->id);
+		if (path && !buf_read_file(&rel, path))
+			r.release = strndup(buf_str(&rel),
+					    strcspn(buf_str(&rel), "\n"));
+		mark = r.release ? strstr(r.release, "-bisectd.") : NULL;
+		if (mark) {
+			r.rpm_version =
+				util_fmt("%.*s~%s", (int)(mark - r.release),
+					 r.release, mark + 1);
+			r.deb_version = util_fmt("%s-1", r.rpm_version);
+		}
+		title = st->result ? job_json_string(st->result, "title")
+				   : NULL;
+		snprintf(what, sizeof(what),
+			 "Built from %.12s of %s with %zu patch(es) applied, "
+			 "configured by the %s recipe.",
+			 spec.commit, spec.repo, spec.npatches, spec.recipe);
+		snprintf(prefix, sizeof(prefix),
+			 "/api/v1/jobs/%lld/steps/%lld/artifacts/", id, st->id);
+		{
+			struct download_info d = {
+				.packages = &r,
+				.what = what,
+				.recipe = spec.recipe,
+				.smoke =
+					!strcmp(st->verdict, "good")
+						? "good"
+						: (title ? title : st->verdict),
+				.link_prefix = prefix,
+			};
+
+			artifacts_page(&page, &d);
+		}
+	}
+	free(path);
+	free(title);
+	buf_release(&rel);
+	store_steps_release(steps, n);
+	job_spec_release(&spec);
+	package_result_release(&r);
+	if (rc) {
+		buf_release(&page);
+		return error_reply(mc, status_for(rc), err_last());
+	}
+	return reply(mc, MHD_HTTP_OK, buf_detach(&page),
+		     "text/html; charset=utf-8");
+}
+
 static enum MHD_Result web(struct api *a, struct MHD_Connection *mc,
 			   const char *url)
 {
 	long long id;
+	char tail[16];
 
 	if (!strcmp(url, "/") || !strcmp(url, "/jobs") ||
 	    !strcmp(url, "/jobs/"))
 		return web_file(a, mc, "jobs.html");
 	if (!strncmp(url, "/jobs/", 6) && !parse_id(url + 6, &id))
 		return web_file(a, mc, "job.html");
+	if (!strncmp(url, "/jobs/", 6) &&
+	    sscanf(url + 6, "%lld/%15s", &id, tail) == 2 && id > 0 &&
+	    !strcmp(tail, "download"))
+		return download_page(a, mc, id);
 	if (!strncmp(url, "/static/", 8))
 		return web_file(a, mc, url + 8);
 	return error_reply(mc, MHD_HTTP_NOT_FOUND, "no such page");

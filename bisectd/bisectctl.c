@@ -1247,6 +1247,34 @@ static int cmd_build(int argc, char **argv)
 				   "build");
 	if (status)
 		goto done;
+	if (server) {
+		struct job_spec spec;
+		size_t i;
+
+		if (!k.recipe) {
+			status = usage_error("build needs --recipe NAME");
+			goto done;
+		}
+		rc = remote_spec(&spec, "build", &c, &k);
+		snprintf(spec.type, sizeof(spec.type), "build");
+		spec.check_endpoints = 0;
+		spec.commit = strdup(b.commit ? b.commit : "HEAD");
+		for (i = 0; i < b.p.n; i++) {
+			const char *base = strrchr(b.p.names[i], '/');
+
+			spec.patch_names[i] =
+				strdup(base ? base + 1 : b.p.names[i]);
+			spec.patch_texts[i] = strdup(b.p.texts[i]);
+		}
+		spec.npatches = b.p.n;
+		spec.deb = b.deb;
+		spec.rpm = b.rpm;
+		spec.dbg = b.dbg;
+		status = rc ? fail(rc)
+			    : remote_run(server, token, &spec, c.json, stderr);
+		job_spec_release(&spec);
+		goto done;
+	}
 	if (!b.deb && !b.rpm)
 		rc = err_set(ERR_INPUT, "no package format: --format deb,rpm");
 	if (!rc && !b.no_sandbox && !util_in_path("bwrap"))

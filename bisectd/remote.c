@@ -176,10 +176,12 @@ int remote_run(const char *server, const char *token,
 	} else if (json_path) {
 		util_write_atomic(json_path, out.ptr, out.len);
 	}
+	if (!strcmp(spec->type, "build") && result && !strcmp(result, "built"))
+		printf("packages: %s/jobs/%lld/download\n", server, id);
 	if (code >= 2 && code != 125 && reason)
 		fprintf(stderr, "bisectctl: %s\n", reason);
 	if (strcmp(spec->type, "bisect"))
-		printf("%.12s %s\n", spec->commit, result ? result : "?");
+		printf("%s: %s\n", spec->commit, result ? result : "?");
 out:
 	free(reason);
 	free(state);

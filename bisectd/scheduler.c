@@ -553,16 +553,31 @@ static int need(struct plan *p, const char *hex, const char *role)
 	return enqueue(p, hex, role, 0);
 }
 
+static const char *why_of(struct plan *p, const char *hex);
+
+/* A test or build job: one step, whose verdict ends the job. */
 static int plan_test(struct plan *p)
 {
-	int v = need(p, p->jc->spec.commit, "test");
+	int build = !strcmp(p->jc->spec.type, "build");
+	int v = need(p, p->jc->spec.commit, build ? "build" : "test");
+	const char *result, *why;
 
 	if (v <= 0)
 		return v < 0 && !p->ended ? v : 0;
-	return end_job(p, JOB_DONE, verdict_name((enum verdict)v), NULL, NULL) <
-			       0
-		       ? ERR_INFRA
-		       : 0;
+	result = verdict_name((enum verdict)v);
+	if (build && v == VERDICT_SKIP) {
+		/* the patched tree did not build or package */
+		why = why_of(p, p->jc->spec.commit);
+		return end_job(p, JOB_FAILED, "build failed", NULL,
+			       *why ? why + 2
+				    : "the patched tree did not "
+				      "build") < 0
+			       ? ERR_INFRA
+			       : 0;
+	}
+	if (build) /* good: built and booted; bad: the boot failed */
+		result = v == VERDICT_GOOD ? "built" : "boot failed";
+	return end_job(p, JOB_DONE, result, NULL, NULL) < 0 ? ERR_INFRA : 0;
 }
 
 /*
@@ -942,7 +957,8 @@ int sched_tick(struct sched *s, long long id)
 			p.round = p.steps[i].round;
 	}
 	p.round++;
-	rc = !strcmp(p.jc->spec.type, "test") ? plan_test(&p) : plan_bisect(&p);
+	rc = strcmp(p.jc->spec.type, "bisect") ? plan_test(&p)
+					       : plan_bisect(&p);
 	store_steps_release(p.steps, p.nsteps);
 	if (rc) {
 		store_rollback(s->store);

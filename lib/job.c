@@ -558,6 +558,9 @@ int job_caps_accept(const struct job_caps *c, const struct job_spec *spec)
 
 	if (spec->command)
 		return c->run;
+	if (!strcmp(spec->type, "build") &&
+	    ((spec->deb && !c->deb) || (spec->rpm && !c->rpm)))
+		return 0;
 	for (i = 0; i < c->nrecipes; i++)
 		if (!strcmp(c->recipes[i], spec->recipe))
 			return 1;

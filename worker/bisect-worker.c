@@ -189,9 +189,9 @@ static long long register_worker(const struct wopts *o)
 	return id;
 }
 
-/* Upload the step's files (logs, config) as artifacts. */
+/* Upload the step's files (logs, config, packages) as artifacts. */
 static void upload(const struct wopts *o, const char *lease,
-		   const char *step_dir)
+		   const char *step_dir, int depth)
 {
 	DIR *d = opendir(step_dir);
 	struct dirent *e;
@@ -205,6 +205,13 @@ static void upload(const struct wopts *o, const char *lease,
 		    !strcmp(e->d_name, "test.sh"))
 			continue;
 		path = util_fmt("%s/%s", step_dir, e->d_name);
+		if (depth == 0 && !strcmp(e->d_name, "packages")) {
+			/* a build's packages, SHA256SUMS and page */
+			if (path)
+				upload(o, lease, path, 1);
+			free(path);
+			continue;
+		}
 		url = util_fmt("%s/api/v1/leases/%s/artifacts/%s", o->server,
 			       lease, e->d_name);
 		if (path && url && !stat(path, &st) && S_ISREG(st.st_mode) &&
@@ -309,7 +316,7 @@ static void run_step(const struct wopts *o, const struct job_assignment *a)
 		buf_puts(&body, "{\"verdict\":\"infra\",\"title\":\"the "
 				"worker's step process failed\"}");
 	}
-	upload(o, a->lease, step_dir);
+	upload(o, a->lease, step_dir, 0);
 	for (double backoff = 1; !stopping;
 	     backoff = backoff < 30 ? backoff * 2 : 30) {
 		long http = 0;

@@ -14,6 +14,7 @@
 #include "digest.h"
 #include "error.h"
 #include "job.h"
+#include "recipe.h"
 #include "util.h"
 #include "worker.h"
 
@@ -163,6 +164,65 @@ static int open_repo(struct gu_repo **out, const char *repo, const char *cache)
 	return rc;
 }
 
+/*
+ * A build job's step: the patches come with the request; the packages
+ * end up in the step directory's packages/, which the worker uploads.
+ * The verdict: good (built, booted), bad (built, the boot failed), skip
+ * (did not build or package), infra.
+ */
+static int run_build(struct session_step *st, const struct job_spec *sp,
+		     const struct steprun_env *env, struct gu_repo *repo,
+		     const struct gu_oid *oid, const struct recipe *recipe,
+		     const char *work, const char *test)
+{
+	struct buildjob_result r;
+	size_t lens[JOB_MAX_PATCHES], i;
+	struct buildjob_spec bs = {
+		.repo = repo,
+		.base = *oid,
+		.names = (const char *const *)sp->patch_names,
+		.texts = (const char *const *)sp->patch_texts,
+		.lens = lens,
+		.npatches = sp->npatches,
+		.recipe = recipe,
+		.test_script = test,
+		.runs = sp->runs,
+		.work_dir = work,
+		.out_dir = env->step_dir,
+		.deb = sp->deb,
+		.rpm = sp->rpm,
+		.dbg = sp->dbg,
+		.sandbox = 1,
+		.live = env->live
+	};
+	int rc;
+
+	if (!util_in_path("bwrap"))
+		return err_set(ERR_INFRA, "bubblewrap (bwrap) is not installed "
+					  "on this worker: builds of patches "
+					  "run in its sandbox");
+	for (i = 0; i < sp->npatches; i++)
+		lens[i] = strlen(sp->patch_texts[i]);
+	rc = buildjob_run(&r, &bs);
+	if (rc) {
+		buildjob_release(&r);
+		return rc;
+	}
+	*st = r.smoke;
+	memset(&r.smoke, 0, sizeof(r.smoke));
+	if (r.built)
+		st->verdict = st->verdict == VERDICT_GOOD ? VERDICT_GOOD
+							  : VERDICT_BAD;
+	else if (st->verdict != VERDICT_INFRA)
+		st->verdict = VERDICT_SKIP;
+	if (r.built && st->verdict == VERDICT_GOOD) {
+		free(st->title);
+		st->title = util_fmt("built %s", r.packages.release);
+	}
+	buildjob_release(&r);
+	return 0;
+}
+
 static int run_assignment(struct session_step *st,
 			  const struct job_assignment *a,
 			  const struct steprun_env *env, struct gu_repo *repo,
@@ -213,7 +273,9 @@ static int run_assignment(struct session_step *st,
 	if (!rc && (rc = util_mkdir_p(work)) == 0 &&
 	    (lock = steprun_lock_dir(work)) < 0)
 		rc = lock;
-	if (!rc) {
+	if (!rc && !strcmp(sp->type, "build"))
+		rc = run_build(st, sp, env, repo, oid, &recipe, work, path);
+	else if (!rc) {
 		struct step_spec spec = { .repo = repo,
 					  .commit = *oid,
 					  .recipe = &recipe,

@@ -5,6 +5,7 @@
 # the rpm installed into a scratch root; bad input.
 PERSISTENT_CACHE=1
 . "$(dirname "$0")/../lib.sh"
+. "$TOP/tests/daemon-lib.sh"
 
 eval "$("$TOP/tests/fixtures/kernel-history" --kind oops --seed 1)"
 git -C "$REPO" diff "$CULPRIT" "$CULPRIT~1" -- kernel/reboot.c > "$SCRATCH/revert.patch"
@@ -54,6 +55,29 @@ check "kernel.release, toolchain.txt, the config and the patch are kept" \
 page=$pk/index.html
 check "the download page: install, uname -r, uninstall, Secure Boot" \
 	sh -c "grep -q 'sudo apt install ./linux-image-$rel' '$page' && grep -q 'uname -r' '$page' && grep -q 'sudo apt remove linux-image-$rel' '$page' && grep -q 'mokutil --sb-state' '$page' && grep -q 'rpm -ivh kernel-6.1.192~bisectd' '$page'"
+
+# the same build as a job of bisectd, run by a worker
+make_tokens
+start_bisectd --lease 60
+start_worker builder --recipes tiny --slot ''
+"$BISECTCTL" --server "$URL" --token "$STOKEN" build --repo "$REPO" \
+	--commit "$CULPRIT" --patch "$SCRATCH/revert.patch" --recipe tiny \
+	--format deb,rpm --json "$SCRATCH/job.json" > "$SCRATCH/rout" 2> "$SCRATCH/rerr"
+rc=$?
+check "bisectctl --server build exits 0 (got $rc)" [ "$rc" -eq 0 ]
+check "the build job ended: built" jq_true "$SCRATCH/job.json" '.result == "built"'
+jid=$(jq .id "$SCRATCH/job.json")
+sid=$(jq '.steps[0].id' "$SCRATCH/job.json")
+curl -s "$URL/jobs/$jid/download" > "$SCRATCH/download.html"
+check "bisectd's download page offers the image with its install command" \
+	grep -q "sudo apt install ./linux-image-$rel" "$SCRATCH/download.html"
+pkg=$(basename "$deb")
+check "and links it as the step's artifact" \
+	grep -q "href=\"/api/v1/jobs/$jid/steps/$sid/artifacts/$pkg\"" "$SCRATCH/download.html"
+curl -s -o "$SCRATCH/dl.deb" "$URL/api/v1/jobs/$jid/steps/$sid/artifacts/$pkg"
+curl -s -o "$SCRATCH/SUMS" "$URL/api/v1/jobs/$jid/steps/$sid/artifacts/SHA256SUMS"
+check "the downloaded package matches its SHA256SUMS line" \
+	[ "$(sha256sum < "$SCRATCH/dl.deb" | cut -d' ' -f1)" = "$(grep " $pkg\$" "$SCRATCH/SUMS" | cut -d' ' -f1)" ]
 
 # untrusted patches build in the sandbox: a Makefile that writes outside
 # the tree, or reaches the network, fails the build and changes nothing
