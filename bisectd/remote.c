@@ -78,9 +78,18 @@ static int end_status(const char *type, const char *result)
 		const char *result;
 		int bisect, test;
 	} map[] = {
-		{ "found", 0, 0 }, { "ambiguous", 1, 1 }, { "error", 2, 2 },
-		{ "infra", 3, 3 }, { "cancelled", 3, 3 }, { "good", 0, 0 },
-		{ "bad", 1, 1 },   { "skip", 125, 125 },
+		{ "found", 0, 0 },
+		{ "ambiguous", 1, 1 },
+		{ "error", 2, 2 },
+		{ "infra", 3, 3 },
+		{ "cancelled", 3, 3 },
+		{ "good", 0, 0 },
+		{ "bad", 1, 1 },
+		{ "skip", 125, 125 },
+		/* build jobs: as bisectctl build */
+		{ "built", 0, 0 },
+		{ "boot failed", 4, 4 },
+		{ "build failed", 1, 1 },
 	};
 	size_t i;
 

@@ -119,7 +119,8 @@ expect_exit 2 "an empty patch" "$BISECTCTL" build --repo "$REPO" \
 sed 's/reboot_defaults/reboot_settings/' "$SCRATCH/revert.patch" > "$SCRATCH/other.patch"
 expect_exit 2 "a patch for another tree" "$BISECTCTL" build --repo "$REPO" \
 	--commit "$CULPRIT" --recipe tiny --patch "$SCRATCH/other.patch" --out "$SCRATCH/bad4"
-one_line_error "does not apply: file 'kernel/reboot.c', hunk 1"
+check "the error names the patch, the file and the hunk" \
+	sh -c "tail -n 1 '$SCRATCH/err' | grep -q \"other.patch' does not apply: file 'kernel/reboot.c', hunk 1\""
 check "bad input left no output directory" \
 	sh -c "! ls -d '$SCRATCH'/bad* 2> /dev/null"
 
