@@ -1171,6 +1171,7 @@ struct build_opts {
 	const char *commit;
 	int deb, rpm, dbg;
 	int no_sandbox;
+	const char *sign_key, *sign_cert;
 };
 
 /* build's own options: --commit, --patch, --format, --dbg. */
@@ -1190,6 +1191,14 @@ static int build_opt(int opt, const char *arg, void *payload)
 		return 1;
 	case 'N':
 		b->no_sandbox = 1;
+		return 1;
+	case 'K':
+	case 'T':
+		if (access(arg, R_OK)) {
+			err_sys(ERR_INPUT, "cannot read '%s'", arg);
+			return -1;
+		}
+		*(opt == 'K' ? &b->sign_key : &b->sign_cert) = arg;
 		return 1;
 	case 'F':
 		b->deb = b->rpm = 0;
@@ -1224,6 +1233,8 @@ static int cmd_build(int argc, char **argv)
 		{ "format", required_argument, NULL, 'F' },
 		{ "dbg", no_argument, NULL, 'D' },
 		{ "no-sandbox", no_argument, NULL, 'N' },
+		{ "sign-key", required_argument, NULL, 'K' },
+		{ "sign-cert", required_argument, NULL, 'T' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "out", required_argument, NULL, 'o' },
 		KERNEL_LONGOPTS,
@@ -1281,6 +1292,22 @@ static int cmd_build(int argc, char **argv)
 		rc = err_set(ERR_INPUT,
 			     "builds of patches run in a bubblewrap sandbox: "
 			     "install bubblewrap, or pass --no-sandbox");
+	if (!rc && !b.sign_key != !b.sign_cert)
+		rc = err_set(ERR_INPUT, "signing needs both --sign-key and "
+					"--sign-cert");
+	if (!rc && b.sign_key && !util_in_path("sbsign"))
+		rc = err_set(ERR_INPUT, "signing needs sbsign (package "
+					"sbsigntool)");
+	if (!rc && b.sign_key) {
+		/* the build must not read the key: hide its directory */
+		char *dir = realpath(b.sign_key, NULL), *slash;
+
+		if (dir && (slash = strrchr(dir, '/')) && slash != dir) {
+			*slash = '\0';
+			sandbox_hide(dir);
+		}
+		free(dir);
+	}
 	if (!rc)
 		rc = setup_one_commit(&ctx, &recipe, &k, c.repo_path,
 				      b.commit ? b.commit : "HEAD", &repo,
@@ -1321,6 +1348,8 @@ static int cmd_build(int argc, char **argv)
 			.dbg = b.dbg,
 			.sandbox = !b.no_sandbox,
 			.live = isatty(2),
+			.sign_key = b.sign_key,
+			.sign_cert = b.sign_cert,
 		};
 
 		fprintf(stderr,
@@ -1426,7 +1455,7 @@ static const struct command {
 	{ "build", cmd_build,
 	  "build [--repo DIR] [--commit REV] [--patch FILE]... --recipe NAME\n"
 	  "      [--format deb,rpm] [--dbg] [--test SCRIPT] [--json FILE]\n"
-	  "      [--out DIR] [--no-sandbox]\n"
+	  "      [--out DIR] [--no-sandbox] [--sign-key KEY --sign-cert CRT]\n"
 	  "      Build distribution packages of REV (default HEAD) with the\n"
 	  "      patches applied, with the kernel's bindeb-pkg/binrpm-pkg;\n"
 	  "      the release and versions say -bisectd.ID.  The build runs\n"

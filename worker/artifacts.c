@@ -177,13 +177,18 @@ int artifacts_page(struct buf *b, const struct download_info *d)
 	}
 	buf_puts(b, "<h2>Secure Boot</h2>\n<p>Check whether it is on:</p>\n"
 		    "<pre>mokutil --sb-state</pre>\n<p>");
-	if (d->signed_with)
-		buf_puts(b, "This kernel is signed with the build's own key: "
-			    "enroll its certificate once "
-			    "(<code>sudo mokutil --import MOK.der</code>, then "
-			    "reboot and confirm in MokManager), and it boots "
-			    "with Secure Boot on.");
-	else
+	if (d->signed_with) {
+		buf_puts(b, "This kernel is signed with a Machine Owner Key: "
+			    "enroll its certificate (<a href=\"");
+		buf_put_escaped(b, d->link_prefix);
+		buf_put_escaped(b, d->signed_with);
+		buf_puts(b, "\">");
+		buf_put_escaped(b, d->signed_with);
+		buf_puts(b, "</a>) once with <code>sudo mokutil --import ");
+		buf_put_escaped(b, d->signed_with);
+		buf_puts(b, "</code>, reboot and confirm it in MokManager; "
+			    "then it boots with Secure Boot on.");
+	} else
 		buf_puts(b, "This kernel is not signed.  With Secure Boot on, "
 			    "it will not boot: turn Secure Boot off in the "
 			    "firmware settings to test it, or ask for a build "

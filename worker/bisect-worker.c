@@ -50,6 +50,7 @@ struct wopts {
 	const char *recipes; /* comma-separated; NULL: every recipe found */
 	int allow_commands;
 	const char *slot;
+	const char *sign_key, *sign_cert; /* sbsign build jobs' kernels */
 	int once;
 	char recipe_path[PATH_MAX * 2];
 	char *cache;
@@ -245,7 +246,9 @@ static void child(const struct wopts *o, const struct job_assignment *a,
 	struct steprun_env env = { .cache_dir = o->cache,
 				   .recipe_path = o->recipe_path,
 				   .slot = o->slot,
-				   .step_dir = step_dir };
+				   .step_dir = step_dir,
+				   .sign_key = o->sign_key,
+				   .sign_cert = o->sign_cert };
 	struct session_step st;
 	struct buf text;
 	char *json = NULL, *path = util_fmt("%s/result.json", step_dir);
@@ -371,7 +374,9 @@ static int usage(void)
 		"NAME]\n"
 		"                     [--recipes a,b,...] [--allow-commands] "
 		"[--slot S] [--once]\n"
-		"                     [--libvirt URI]\n");
+		"                     [--libvirt URI] [--sign-key KEY "
+		"--sign-cert "
+		"CERT]\n");
 	return 2;
 }
 
@@ -386,6 +391,8 @@ int main(int argc, char **argv)
 		{ "slot", required_argument, NULL, 'S' },
 		{ "once", no_argument, NULL, '1' },
 		{ "libvirt", required_argument, NULL, 'V' },
+		{ "sign-key", required_argument, NULL, 'K' },
+		{ "sign-cert", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -422,6 +429,12 @@ int main(int argc, char **argv)
 		case '1':
 			o.once = 1;
 			break;
+		case 'K':
+			o.sign_key = optarg;
+			break;
+		case 'T':
+			o.sign_cert = optarg;
+			break;
 		case 'V':
 			/* boot_run() takes it from the environment */
 			setenv("BISECTD_LIBVIRT_URI", optarg, 1);
@@ -436,6 +449,23 @@ int main(int argc, char **argv)
 		o.token = getenv("BISECTD_WORKER_TOKEN");
 	if (!o.server || !o.token || optind < argc)
 		return usage();
+	if (!o.sign_key != !o.sign_cert) {
+		say("signing needs both --sign-key and --sign-cert");
+		return 2;
+	}
+	if (o.sign_key) {
+		char *dir = realpath(o.sign_key, NULL), *slash;
+
+		if (!dir) {
+			say("cannot read the key '%s'", o.sign_key);
+			return 2;
+		}
+		if ((slash = strrchr(dir, '/')) && slash != dir) {
+			*slash = '\0';
+			sandbox_hide(dir); /* builds must not read it */
+		}
+		free(dir);
+	}
 	if (strncmp(o.server, "http://", 7) &&
 	    strncmp(o.server, "https://", 8)) {
 		say("--server must be an http:// or https:// URL");

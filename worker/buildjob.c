@@ -94,7 +94,28 @@ static int finish_packages(struct buildjob_result *r,
 		 r->base_hex, b->npatches, b->recipe->name);
 	d.what = what;
 	buf_init(&page, 1 << 20);
-	rc = artifacts_sums(tmpdir, &r->packages);
+	rc = 0;
+	if (b->sign_cert) {
+		/* the certificate to enroll, as mokutil --import reads it */
+		char *der = util_fmt("%s/MOK.der", tmpdir);
+		const char *argv[] = { "openssl",    "x509",	 "-in",
+				       b->sign_cert, "-outform", "DER",
+				       "-out",	     der,	 NULL };
+		struct proc_opts o = { .log_path = "/dev/null" };
+		struct proc_result pr;
+
+		rc = der ? proc_run(&pr, argv, &o)
+			 : err_set(ERR_NOMEM, "out of memory");
+		if (!rc && (pr.exec_failed || !pr.exited || pr.status))
+			rc = err_set(ERR_INPUT,
+				     "cannot read the certificate "
+				     "'%s'",
+				     b->sign_cert);
+		free(der);
+		d.signed_with = "MOK.der";
+	}
+	if (!rc)
+		rc = artifacts_sums(tmpdir, &r->packages);
 	if (!rc)
 		rc = artifacts_page(&page, &d);
 	if (!rc)
@@ -166,7 +187,9 @@ int buildjob_run(struct buildjob_result *r, const struct buildjob_spec *b)
 					   .out_dir = tmpdir,
 					   .deb = b->deb,
 					   .rpm = b->rpm,
-					   .dbg = b->dbg };
+					   .dbg = b->dbg,
+					   .sign_key = b->sign_key,
+					   .sign_cert = b->sign_cert };
 		char *log = util_fmt("%s/build.log", b->out_dir);
 
 		rc = log ? steprun_kernel(&r->smoke, &spec)

@@ -163,6 +163,57 @@ static int make_packages(const struct step_spec *s, const char *target,
 	return 0;
 }
 
+/*
+ * Build the image with this release and sign it in place (sbsign, out
+ * of the sandbox: the key is ours), so that the package target that
+ * follows finds it up to date and packs the signed image.
+ */
+static int sign_image(const struct step_spec *s, const struct package_spec *p)
+{
+	struct proc_result pr;
+	char *image = util_fmt("%s/build/%s", s->work_dir, s->recipe->image);
+	char *signed_image = util_fmt("%s.signed", image ? image : "");
+	int rc = image && signed_image ? pipeline_make(s, s->recipe->targets,
+						       NULL, p->log, &pr)
+				       : err_set(ERR_NOMEM, "out of memory");
+
+	if (!rc && (!pr.exited || pr.status))
+		rc = err_set(ERR_GENERIC, "make failed before signing (see %s)",
+			     p->log);
+	if (!rc) {
+		/* only an EFI stub image (a PE file: "MZ") can be signed */
+		FILE *f = fopen(image, "rb");
+		char magic[2] = { 0, 0 };
+
+		if (!f || fread(magic, 1, 2, f) != 2)
+			rc = err_sys(ERR_INFRA, "cannot read '%s'", image);
+		else if (magic[0] != 'M' || magic[1] != 'Z')
+			rc = err_set(ERR_INPUT,
+				     "the kernel image is not an EFI image "
+				     "(the recipe's config has no "
+				     "CONFIG_EFI_STUB): it cannot be signed "
+				     "for Secure Boot");
+		if (f)
+			fclose(f);
+	}
+	if (!rc) {
+		const char *argv[] = { "sbsign",     "--key",	   p->sign_key,
+				       "--cert",     p->sign_cert, "--output",
+				       signed_image, image,	   NULL };
+		struct proc_opts o = { .log_path = p->log, .append = 1 };
+
+		rc = proc_run(&pr, argv, &o);
+		if (!rc && (pr.exec_failed || !pr.exited || pr.status))
+			rc = err_set(ERR_INFRA, "sbsign failed (see %s)",
+				     p->log);
+	}
+	if (!rc && rename(signed_image, image))
+		rc = err_sys(ERR_INFRA, "cannot replace '%s'", image);
+	free(image);
+	free(signed_image);
+	return rc;
+}
+
 int package_build(struct package_result *out, const struct package_spec *p)
 {
 	struct step_spec s = *p->step;
@@ -184,9 +235,13 @@ int package_build(struct package_result *out, const struct package_spec *p)
 		out->release = util_fmt("%s%s", version, lv ? lv : "");
 		s.localversion = lv;
 		rc = lv && vars && out->release
-			     ? make_packages(&s, "bindeb-pkg", vars, NULL,
-					     p->log)
+			     ? 0
 			     : err_set(ERR_NOMEM, "out of memory");
+		if (!rc && p->sign_key)
+			rc = sign_image(&s, p);
+		if (!rc)
+			rc = make_packages(&s, "bindeb-pkg", vars, NULL,
+					   p->log);
 		if (!rc)
 			rc = collect(out, p->step->work_dir, ".deb", p->out_dir,
 				     p->dbg);
@@ -204,6 +259,8 @@ int package_build(struct package_result *out, const struct package_spec *p)
 		s.localversion = lv;
 		if (!lv || !out->rpm_version || !top || !env || !rpms)
 			rc = err_set(ERR_NOMEM, "out of memory");
+		if (!rc && p->sign_key)
+			rc = sign_image(&s, p);
 		if (!rc) {
 			util_remove_tree(top);
 			rc = make_packages(&s, "binrpm-pkg", "", env, p->log);

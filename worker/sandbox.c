@@ -3,7 +3,8 @@
  * every namespace new (no network: only a loopback that is down), the
  * nobody user, the whole file system read-only but for the work
  * directory (the tree, O=, where the packages are made) and ccache's
- * directory, and a private /tmp and /var/tmp.  Whatever a patched
+ * directory, a private /tmp and /var/tmp, and empty /root, /home and
+ * directories of keys (sandbox_hide()).  Whatever a patched
  * Makefile or Kconfig script runs can write to nothing else and reach
  * nothing.
  */
@@ -14,11 +15,21 @@
 #include "util.h"
 #include "worker.h"
 
+/* Directories the sandbox hides (a signing key's), beyond the homes. */
+static char hidden[4][4096];
+static size_t nhidden;
+
+void sandbox_hide(const char *dir)
+{
+	if (nhidden < sizeof(hidden) / sizeof(hidden[0]))
+		snprintf(hidden[nhidden++], sizeof(hidden[0]), "%s", dir);
+}
+
 size_t sandbox_argv(const char **argv, const char *work_dir)
 {
 	static char ccache[4096];
 	const char *cd = getenv("CCACHE_DIR");
-	size_t n = 0;
+	size_t n = 0, i;
 
 	if (!cd) {
 		char *cache = util_cache_dir();
@@ -47,6 +58,16 @@ size_t sandbox_argv(const char **argv, const char *work_dir)
 	argv[n++] = "/tmp";
 	argv[n++] = "--tmpfs";
 	argv[n++] = "/var/tmp";
+	/* nothing private to read: homes, and keys (before the binds, which
+	 * may lie below them) */
+	argv[n++] = "--tmpfs";
+	argv[n++] = "/root";
+	argv[n++] = "--tmpfs";
+	argv[n++] = "/home";
+	for (i = 0; i < nhidden; i++) {
+		argv[n++] = "--tmpfs";
+		argv[n++] = hidden[i];
+	}
 	argv[n++] = "--bind";
 	argv[n++] = work_dir;
 	argv[n++] = work_dir;

@@ -193,7 +193,9 @@ static int run_build(struct session_step *st, const struct job_spec *sp,
 		.rpm = sp->rpm,
 		.dbg = sp->dbg,
 		.sandbox = 1,
-		.live = env->live
+		.live = env->live,
+		.sign_key = env->sign_key,
+		.sign_cert = env->sign_cert,
 	};
 	int rc;
 

@@ -59,8 +59,10 @@ int pipeline_make(const struct step_spec *s, const char *targets,
  * for a build that may write only in work_dir and ccache's directory:
  * put them before the command.  At most SANDBOX_WORDS.  Not reentrant.
  */
-#define SANDBOX_WORDS 32
+#define SANDBOX_WORDS 48
 size_t sandbox_argv(const char **argv, const char *work_dir);
+/* Hide dir (a signing key's) from every later sandbox; up to 4. */
+void sandbox_hide(const char *dir);
 
 /* Packages of a tree that a step built (package.c). */
 struct package_spec {
@@ -70,6 +72,8 @@ struct package_spec {
 	const char *log;	      /* make's output is appended here */
 	int deb, rpm;
 	int dbg; /* keep a -dbg package when the config makes one */
+	/* sign the image with sbsign before it is packaged (or NULL) */
+	const char *sign_key, *sign_cert;
 };
 
 struct package_result {
@@ -214,6 +218,7 @@ struct buildjob_spec {
 	const char *work_dir; /* persistent tree and build directory */
 	const char *out_dir;  /* logs, config, patches/, packages/ */
 	int deb, rpm, dbg, sandbox, live;
+	const char *sign_key, *sign_cert; /* sbsign the image, or NULL */
 };
 
 struct buildjob_result {
@@ -267,6 +272,7 @@ struct steprun_env {
 	const char *slot;	 /* work directory suffix, "" for the first */
 	const char *step_dir;	 /* this step's logs */
 	int live;		 /* live indicator on stderr */
+	const char *sign_key, *sign_cert; /* for build jobs, or NULL */
 };
 
 /*

@@ -107,6 +107,23 @@ rm -f "$escaped"
 check "nothing reached the network" [ ! -e "$SCRATCH/hook-1.json" ]
 kill "$sink"
 
+# signing with a MOK key: the tiny kernel is no EFI image, so it cannot
+# be signed; that is said, and no packages are left
+mkdir -p "$SCRATCH/keys"
+openssl req -new -x509 -newkey rsa:2048 -nodes -days 30 -subj "/CN=bisectd test MOK/" \
+	-keyout "$SCRATCH/keys/MOK.key" -out "$SCRATCH/keys/MOK.crt" > /dev/null 2>&1
+expect_exit 2 "signing a kernel without an EFI stub" "$BISECTCTL" build \
+	--repo "$REPO" --commit "$CULPRIT" --recipe tiny \
+	--sign-key "$SCRATCH/keys/MOK.key" --sign-cert "$SCRATCH/keys/MOK.crt" \
+	--out "$SCRATCH/signed"
+check "says it is not an EFI image" \
+	sh -c "tail -n 1 '$SCRATCH/err' | grep -q 'not an EFI image'"
+check "and leaves no packages" [ ! -e "$SCRATCH/signed/packages" ]
+expect_exit 2 "a key without a certificate" "$BISECTCTL" build \
+	--repo "$REPO" --commit "$CULPRIT" --recipe tiny \
+	--sign-key "$SCRATCH/keys/MOK.key" --out "$SCRATCH/signed2"
+one_line_error "signing needs both --sign-key and --sign-cert"
+
 # bad input: one line, exit 2, nothing written
 expect_exit 2 "an unknown package format" "$BISECTCTL" build --repo "$REPO" \
 	--commit "$CULPRIT" --recipe tiny --format zip --out "$SCRATCH/bad1"
