@@ -28,6 +28,7 @@
 #include "embed.h"
 #include "job.h"
 #include "session.h"
+#include "srcimport.h"
 #include "util.h"
 #include "worker.h"
 
@@ -1172,6 +1173,7 @@ struct build_opts {
 	int deb, rpm, dbg;
 	int no_sandbox;
 	const char *sign_key, *sign_cert;
+	const char *source; /* a Debian linux-source-6.1 version */
 };
 
 /* build's own options: --commit, --patch, --format, --dbg. */
@@ -1191,6 +1193,9 @@ static int build_opt(int opt, const char *arg, void *payload)
 		return 1;
 	case 'N':
 		b->no_sandbox = 1;
+		return 1;
+	case 'S':
+		b->source = arg;
 		return 1;
 	case 'K':
 	case 'T':
@@ -1235,6 +1240,7 @@ static int cmd_build(int argc, char **argv)
 		{ "no-sandbox", no_argument, NULL, 'N' },
 		{ "sign-key", required_argument, NULL, 'K' },
 		{ "sign-cert", required_argument, NULL, 'T' },
+		{ "source", required_argument, NULL, 'S' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "out", required_argument, NULL, 'o' },
 		KERNEL_LONGOPTS,
@@ -1308,10 +1314,25 @@ static int cmd_build(int argc, char **argv)
 		}
 		free(dir);
 	}
-	if (!rc)
+	if (!rc && b.source && b.commit)
+		rc = err_set(ERR_INPUT, "--source VERSION or --commit REV, not "
+					"both");
+	if (!rc && b.source) {
+		/* Debian's source package, imported into the cache once */
+		char *cache = util_cache_dir();
+
+		rc = cache ? srcimport_debian(&repo, &oid, cache, b.source)
+			   : err_set(ERR_NOMEM, "out of memory");
+		free(cache);
+		if (!rc)
+			rc = kernel_setup(&ctx, &recipe, &k, repo);
+		if (!rc)
+			rc = lock_work_dir(&ctx);
+	} else if (!rc) {
 		rc = setup_one_commit(&ctx, &recipe, &k, c.repo_path,
 				      b.commit ? b.commit : "HEAD", &repo,
 				      &oid);
+	}
 	if (!rc && b.p.n) {
 		/* a patch that does not apply is bad input: check before
 		 * anything is written */
@@ -1355,8 +1376,11 @@ static int cmd_build(int argc, char **argv)
 		fprintf(stderr,
 			"bisectctl: building %s with %zu patch(es), "
 			"recipe %s%s, output %s\n",
-			b.commit ? b.commit : "HEAD", b.p.n, recipe.name,
-			bs.sandbox ? " in the sandbox" : "", out);
+			b.source   ? b.source
+			: b.commit ? b.commit
+				   : "HEAD",
+			b.p.n, recipe.name, bs.sandbox ? " in the sandbox" : "",
+			out);
 		rc = buildjob_run(&r, &bs);
 	}
 	if (rc)
@@ -1453,7 +1477,8 @@ static const struct command {
 	  "      and with the patches (diffs or git format-patch mails),\n"
 	  "      N runs each; exit 0 fixed, 1 not fixed, 4 inconclusive." },
 	{ "build", cmd_build,
-	  "build [--repo DIR] [--commit REV] [--patch FILE]... --recipe NAME\n"
+	  "build [--repo DIR] [--commit REV | --source DEBIAN-VERSION]\n"
+	  "      [--patch FILE]... --recipe NAME\n"
 	  "      [--format deb,rpm] [--dbg] [--test SCRIPT] [--json FILE]\n"
 	  "      [--out DIR] [--no-sandbox] [--sign-key KEY --sign-cert CRT]\n"
 	  "      Build distribution packages of REV (default HEAD) with the\n"

@@ -760,3 +760,99 @@ int gu_read_blob(struct gu_repo *r, const struct gu_oid *commit,
 	git_commit_free(c);
 	return rc;
 }
+
+/* --- importing a tree from files (a source tarball) ---------------------- */
+
+struct gu_import {
+	struct gu_repo *repo;
+	git_index *index;
+	size_t files;
+};
+
+int gu_init_bare(struct gu_repo **out, const char *path)
+{
+	struct gu_repo *r = calloc(1, sizeof(*r));
+	char what[4200];
+
+	*out = NULL;
+	if (!r)
+		return err_set(ERR_NOMEM, "out of memory");
+	if (git_repository_open_bare(&r->repo, path) < 0 &&
+	    git_repository_init(&r->repo, path, 1) < 0) {
+		free(r);
+		snprintf(what, sizeof(what), "cannot create repository '%s'",
+			 path);
+		return git_fail(ERR_INFRA, what);
+	}
+	*out = r;
+	return 0;
+}
+
+int gu_import_new(struct gu_import **out, struct gu_repo *r)
+{
+	struct gu_import *im = calloc(1, sizeof(*im));
+
+	*out = NULL;
+	if (!im)
+		return err_set(ERR_NOMEM, "out of memory");
+	im->repo = r;
+	if (git_index_new(&im->index) < 0) {
+		free(im);
+		return git_fail(ERR_INFRA, "cannot make an index");
+	}
+	*out = im;
+	return 0;
+}
+
+int gu_import_add(struct gu_import *im, const char *path, const void *data,
+		  size_t len, enum gu_import_kind kind)
+{
+	git_index_entry ie;
+
+	memset(&ie, 0, sizeof(ie));
+	if (git_blob_create_from_buffer(&ie.id, im->repo->repo, data, len) < 0)
+		return git_fail(ERR_INFRA, "cannot write a blob");
+	ie.mode = kind == GU_IMPORT_LINK   ? GIT_FILEMODE_LINK
+		  : kind == GU_IMPORT_EXEC ? GIT_FILEMODE_BLOB_EXECUTABLE
+					   : GIT_FILEMODE_BLOB;
+	ie.path = path;
+	if (git_index_add(im->index, &ie) < 0)
+		return git_fail(ERR_INFRA, "cannot add to the index");
+	im->files++;
+	return 0;
+}
+
+int gu_import_finish(struct gu_import *im, const char *author,
+		     const char *email, const char *message, long long when,
+		     const char *tag, struct gu_oid *out)
+{
+	git_oid tree_oid, commit_oid, tag_oid;
+	git_tree *tree = NULL;
+	git_signature *sig = NULL;
+	git_object *obj = NULL;
+	int rc = 0;
+
+	if (git_index_write_tree_to(&tree_oid, im->index, im->repo->repo) < 0 ||
+	    git_tree_lookup(&tree, im->repo->repo, &tree_oid) < 0 ||
+	    git_signature_new(&sig, author, email, (git_time_t)when, 0) < 0 ||
+	    git_commit_create_v(&commit_oid, im->repo->repo, NULL, sig, sig,
+				NULL, message, tree, 0) < 0 ||
+	    git_object_lookup(&obj, im->repo->repo, &commit_oid,
+			      GIT_OBJECT_COMMIT) < 0 ||
+	    (tag && git_tag_create_lightweight(&tag_oid, im->repo->repo, tag,
+					       obj, 1) < 0))
+		rc = git_fail(ERR_INFRA, "cannot write the import commit");
+	if (!rc)
+		memcpy(out->id, commit_oid.id, sizeof(out->id));
+	git_object_free(obj);
+	git_signature_free(sig);
+	git_tree_free(tree);
+	git_index_free(im->index);
+	free(im);
+	return rc;
+}
+
+size_t gu_import_count(const struct gu_import *im)
+{
+	return im->files;
+}

@@ -111,4 +111,26 @@ int gu_apply_patches(struct gu_oid *out, struct gu_repo *r, const char *dir,
 		     const struct gu_oid *base, const char *const *names,
 		     const char *const *texts, const size_t *lens, size_t n);
 
+/*
+ * Importing a tree that comes as files (a source tarball): blobs go
+ * straight into the repository, the commit is tagged.
+ */
+struct gu_import;
+enum gu_import_kind { GU_IMPORT_FILE, GU_IMPORT_EXEC, GU_IMPORT_LINK };
+
+/* Open the bare repository at path, creating it if there is none. */
+int gu_init_bare(struct gu_repo **out, const char *path);
+int gu_import_new(struct gu_import **out, struct gu_repo *r);
+/* A file (or a symlink, data being its target) at path in the tree. */
+int gu_import_add(struct gu_import *im, const char *path, const void *data,
+		  size_t len, enum gu_import_kind kind);
+size_t gu_import_count(const struct gu_import *im);
+/*
+ * Commit the tree and tag it (replacing a tag of that name; tag may be
+ * NULL); frees im.
+ */
+int gu_import_finish(struct gu_import *im, const char *author,
+		     const char *email, const char *message, long long when,
+		     const char *tag, struct gu_oid *out);
+
 #endif

@@ -14,6 +14,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "debpkg.h"
 #include "error.h"
 #include "util.h"
 #include "worker.h"
@@ -69,52 +70,19 @@ static int config_from_entries(struct archive *a, struct buf *out,
 		       path);
 }
 
-struct nested {
-	struct archive *outer;
-	char buf[65536];
-};
-
-static la_ssize_t nested_read(struct archive *a, void *payload,
-			      const void **out)
-{
-	struct nested *n = payload;
-
-	(void)a;
-	*out = n->buf;
-	return archive_read_data(n->outer, n->buf, sizeof(n->buf));
-}
-
 /* A .deb is an ar archive; the files are in its data.tar member. */
 static int config_from_deb(struct archive *ar, struct buf *out,
 			   const char *path)
 {
-	struct archive_entry *e;
-	struct nested *n;
+	struct debpkg *d;
 	struct archive *tar;
-	int rc;
+	int rc = debpkg_open_data(&d, &tar, ar, path);
 
-	while (archive_read_next_header(ar, &e) == ARCHIVE_OK) {
-		if (strncmp(archive_entry_pathname(e), "data.tar", 8))
-			continue;
-		n = malloc(sizeof(*n));
-		if (!n)
-			return err_set(ERR_NOMEM, "out of memory");
-		n->outer = ar;
-		tar = archive_read_new();
-		archive_read_support_filter_all(tar);
-		archive_read_support_format_tar(tar);
-		if (archive_read_open(tar, n, NULL, nested_read, NULL) !=
-		    ARCHIVE_OK)
-			rc = err_set(ERR_INPUT, "cannot read package '%s': %s",
-				     path, archive_error_string(tar));
-		else
-			rc = config_from_entries(tar, out, path);
-		archive_read_free(tar);
-		free(n);
+	if (rc)
 		return rc;
-	}
-	return err_set(ERR_INPUT, "'%s' is not a Debian package (no data.tar)",
-		       path);
+	rc = config_from_entries(tar, out, path);
+	debpkg_close(d, tar);
+	return rc;
 }
 
 int kconfig_read(struct buf *out, const char *path)

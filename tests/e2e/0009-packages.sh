@@ -107,6 +107,18 @@ rm -f "$escaped"
 check "nothing reached the network" [ ! -e "$SCRATCH/hook-1.json" ]
 kill "$sink"
 
+# a base given as a Debian source package version: the installed one is
+# imported from /usr/src once (the same tree as the fixture's import)
+expect_exit 0 "a build of Debian's linux-source-6.1 $official" "$BISECTCTL" build \
+	--source "$official" --recipe tiny --format deb --out "$SCRATCH/src" \
+	--json "$SCRATCH/src.json"
+check "its base is the tag debian/$official, the source tarball's tree" \
+	[ "$(git -C "$REPO" rev-parse "debian/$official^{tree}")" = "$(git -C "$REPO" rev-parse "$GOOD^{tree}")" ] &&
+	jq_true "$SCRATCH/src.json" ".result == \"built\" and .base == \"$(git -C "$REPO" rev-parse "debian/$official")\""
+expect_exit 2 "a version apt does not know" "$BISECTCTL" build \
+	--source 6.1.0-nosuch --recipe tiny --out "$SCRATCH/nosuch"
+check "says apt-get download failed" grep -q "apt-get download linux-source-6.1=6.1.0-nosuch failed" "$SCRATCH/err"
+
 # signing with a MOK key: the tiny kernel is no EFI image, so it cannot
 # be signed; that is said, and no packages are left
 mkdir -p "$SCRATCH/keys"
@@ -139,7 +151,7 @@ expect_exit 2 "a patch for another tree" "$BISECTCTL" build --repo "$REPO" \
 check "the error names the patch, the file and the hunk" \
 	sh -c "tail -n 1 '$SCRATCH/err' | grep -q \"other.patch' does not apply: file 'kernel/reboot.c', hunk 1\""
 check "bad input left no output directory" \
-	sh -c "! ls -d '$SCRATCH'/bad* 2> /dev/null"
+	sh -c "! ls -d '$SCRATCH'/bad* '$SCRATCH/nosuch' 2> /dev/null"
 
 # a full disk in the build directory: a small tmpfs as the cache
 if [ "$(id -u)" = 0 ] && mkdir -p "$SCRATCH/full" &&
