@@ -61,13 +61,19 @@ echo "  planted: $(echo "$CULPRIT" | cut -c1-12)"
 if [ "${BENCH_KERNEL:-1}" != 0 ]; then
 	echo "== parallel bisection, tiny kernel recipe (each worker its own build directory; ccache shared)"
 	eval "$("$top/tests/fixtures/kernel-history" --kind oops --seed 1)"
+	# each worker its own build directory: start them from a copy of the
+	# tiny one (built by the tests), so that W compares warm steps
+	cache=${BISECTD_CACHE:-$([ "$(id -u)" = 0 ] && echo /var/cache/bisectd || echo "${XDG_CACHE_HOME:-$HOME/.cache}/bisectd")}
+	base=$(ls -d "$cache"/work/*-tiny 2> /dev/null | head -n 1)
+	for w in 1 2 3 4; do
+		[ -n "$base" ] && [ ! -d "$base-bench$w" ] && cp -a "$base" "$base-bench$w"
+	done
 	daemon "$scratch/kernel"
 	for w in 1 2 3 4; do
 		setsid "$worker" --server "$url" --token "$wtoken" --name "k$w" \
 			--slot "-bench$w" --recipes tiny > "$scratch/k$w.log" 2>&1 &
 		pids="$pids $!"
 	done
-	# warm each worker's build directory once, so that W compares steps
 	for W in 1 2 4; do
 		bisection "$REPO" "$GOOD" "$BAD" "$W" "{recipe: \"tiny\", check_endpoints: false, test: \"#!/bin/sh\\n# W=$W\\nexit 0\\n\"}"
 	done
