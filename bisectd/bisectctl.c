@@ -760,7 +760,7 @@ static int cmd_bisect(int argc, char **argv)
 	struct recipe recipe = { 0 };
 	struct job_spec spec = { 0 };
 	struct sched_verdict *known = NULL;
-	size_t nknown = 0, i;
+	size_t nknown = 0;
 	struct session s;
 	struct gu_repo *repo = NULL;
 	struct buf test;
@@ -805,13 +805,7 @@ static int cmd_bisect(int argc, char **argv)
 	rc = run_embedded(&s, &code, &c, &spec, known, nknown, out, search);
 	if (rc)
 		goto fail;
-	for (i = 0; i < s.nsteps; i++) {
-		if (s.steps[i].accel)
-			ri.accel = s.steps[i].accel;
-		if (s.steps[i].config_path &&
-		    s.steps[i].verdict != VERDICT_INFRA)
-			ri.config_path = s.steps[i].config_path;
-	}
+	session_last_config(&s, &ri.accel, &ri.config_path);
 	ri.repo_path = c.repo_path;
 	ri.recipe = &recipe;
 	ri.test_script = ctx.test;

@@ -178,13 +178,7 @@ int jobview_report(struct store *store, struct sched *sched, long long job,
 	ri.runs = spec.runs;
 	ri.error_code = code;
 	ri.job_id = job;
-	for (i = 0; i < s.nsteps; i++) {
-		if (s.steps[i].accel)
-			ri.accel = s.steps[i].accel;
-		if (s.steps[i].config_path &&
-		    s.steps[i].verdict != VERDICT_INFRA)
-			ri.config_path = s.steps[i].config_path;
-	}
+	session_last_config(&s, &ri.accel, &ri.config_path);
 	if (!rc && link_base)
 		for (i = 0; i < s.nsteps; i++)
 			link_logs(&s.steps[i], link_base, job);

@@ -34,3 +34,17 @@ size_t session_bisect_steps(const struct session *s)
 			n++;
 	return n;
 }
+
+void session_last_config(const struct session *s, const char **accel,
+			 const char **config)
+{
+	size_t i;
+
+	for (i = 0; i < s->nsteps; i++) {
+		if (s->steps[i].accel)
+			*accel = s->steps[i].accel;
+		if (s->steps[i].config_path &&
+		    s->steps[i].verdict != VERDICT_INFRA)
+			*config = s->steps[i].config_path;
+	}
+}

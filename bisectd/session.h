@@ -37,4 +37,11 @@ void session_release(struct session *s);
 /* The number of bisection steps (endpoint and merge-base checks aside). */
 size_t session_bisect_steps(const struct session *s);
 
+/*
+ * The accelerator of the last boot and the .config of the last step that
+ * was not an infrastructure failure (both left alone when there is none).
+ */
+void session_last_config(const struct session *s, const char **accel,
+			 const char **config);
+
 #endif

@@ -334,10 +334,41 @@ enum engine_state engine_next(struct engine *e, uint32_t *out)
 	return ENGINE_AMBIGUOUS;
 }
 
+/*
+ * The untested candidate whose weight is nearest target, leaving out the
+ * commits in a[na] and b[nb]; -1 when there is none.
+ */
+static int64_t nearest(const struct engine *e, size_t target, const uint32_t *a,
+		       size_t na, const uint32_t *b, size_t nb)
+{
+	size_t best_gap = SIZE_MAX, i, k;
+	int64_t best = -1;
+
+	for (i = 0; i < e->n; i++) {
+		size_t w = e->weight[i], gap;
+		int taken = 0;
+
+		if (!e->in_c[i] || e->skipped[i] || (int64_t)i == e->bad)
+			continue;
+		for (k = 0; k < na; k++)
+			taken |= a[k] == i;
+		for (k = 0; k < nb; k++)
+			taken |= b[k] == i;
+		if (taken)
+			continue;
+		gap = w > target ? w - target : target - w;
+		if (gap < best_gap) {
+			best = (int64_t)i;
+			best_gap = gap;
+		}
+	}
+	return best;
+}
+
 size_t engine_next_many(struct engine *e, uint32_t *out, size_t want)
 {
 	uint32_t first;
-	size_t k, i, n = 0;
+	size_t k, n = 0;
 
 	if (want == 0 || engine_next(e, &first) != ENGINE_TEST)
 		return 0;
@@ -348,26 +379,8 @@ size_t engine_next_many(struct engine *e, uint32_t *out, size_t want)
 	for (k = 1; k <= want; k++) {
 		/* the target weight of the k-th cut, rounded */
 		size_t target = (k * e->nc + (want + 1) / 2) / (want + 1);
-		size_t best_gap = SIZE_MAX, j;
-		int64_t best = -1;
+		int64_t best = nearest(e, target, out, n, NULL, 0);
 
-		for (i = 0; i < e->n; i++) {
-			size_t w = e->weight[i], gap;
-			int taken = 0;
-
-			if (!e->in_c[i] || e->skipped[i] ||
-			    (int64_t)i == e->bad)
-				continue;
-			for (j = 0; j < n; j++)
-				taken |= out[j] == i;
-			if (taken)
-				continue;
-			gap = w > target ? w - target : target - w;
-			if (gap < best_gap) {
-				best = (int64_t)i;
-				best_gap = gap;
-			}
-		}
 		if (best < 0)
 			break;
 		out[n++] = (uint32_t)best;
@@ -396,9 +409,7 @@ size_t engine_next_more(struct engine *e, const uint32_t *busy, size_t nbusy,
 	if (want == 0 || engine_next(e, &first) != ENGINE_TEST)
 		return 0;
 	for (i = 0; i < nbusy; i++)
-		if (busy[i] < e->n && e->in_c[busy[i]] &&
-		    !e->skipped[busy[i]] && (int64_t)busy[i] != e->bad)
-			ncut++;
+		ncut += engine_is_candidate(e, busy[i]);
 	if (ncut == 0)
 		return engine_next_many(e, out, want);
 	cut = calloc(ncut + want + 2, sizeof(*cut));
@@ -408,13 +419,12 @@ size_t engine_next_more(struct engine *e, const uint32_t *busy, size_t nbusy,
 	cut[0] = 0;
 	ncut = 1;
 	for (i = 0; i < nbusy; i++)
-		if (busy[i] < e->n && e->in_c[busy[i]] &&
-		    !e->skipped[busy[i]] && (int64_t)busy[i] != e->bad)
+		if (engine_is_candidate(e, busy[i]))
 			insert_sorted(cut, ncut++, e->weight[busy[i]]);
 	insert_sorted(cut, ncut++, e->nc);
 	while (n < want) {
-		size_t widest = 0, target, best_gap = SIZE_MAX;
-		int64_t best = -1;
+		size_t widest = 0, target;
+		int64_t best;
 
 		for (j = 1; j < ncut; j++)
 			if (cut[j] - cut[j - 1] > cut[widest + 1] - cut[widest])
@@ -422,25 +432,7 @@ size_t engine_next_more(struct engine *e, const uint32_t *busy, size_t nbusy,
 		if (cut[widest + 1] - cut[widest] < 2)
 			break;
 		target = (cut[widest] + cut[widest + 1]) / 2;
-		for (i = 0; i < e->n; i++) {
-			size_t w = e->weight[i], gap, k;
-			int taken = 0;
-
-			if (!e->in_c[i] || e->skipped[i] ||
-			    (int64_t)i == e->bad)
-				continue;
-			for (k = 0; k < nbusy; k++)
-				taken |= busy[k] == i;
-			for (k = 0; k < n; k++)
-				taken |= out[k] == i;
-			if (taken)
-				continue;
-			gap = w > target ? w - target : target - w;
-			if (gap < best_gap) {
-				best = (int64_t)i;
-				best_gap = gap;
-			}
-		}
+		best = nearest(e, target, busy, nbusy, out, n);
 		if (best < 0)
 			break;
 		out[n++] = (uint32_t)best;
