@@ -1168,6 +1168,7 @@ struct build_opts {
 	int no_sandbox;
 	const char *sign_key, *sign_cert;
 	const char *source; /* a Debian linux-source-6.1 version */
+	int install;	    /* --install-test */
 };
 
 /* build's own options: --commit, --patch, --format, --dbg. */
@@ -1187,6 +1188,9 @@ static int build_opt(int opt, const char *arg, void *payload)
 		return 1;
 	case 'N':
 		b->no_sandbox = 1;
+		return 1;
+	case 'I':
+		b->install = 1;
 		return 1;
 	case 'S':
 		b->source = arg;
@@ -1232,6 +1236,7 @@ static int cmd_build(int argc, char **argv)
 		{ "format", required_argument, NULL, 'F' },
 		{ "dbg", no_argument, NULL, 'D' },
 		{ "no-sandbox", no_argument, NULL, 'N' },
+		{ "install-test", no_argument, NULL, 'I' },
 		{ "sign-key", required_argument, NULL, 'K' },
 		{ "sign-cert", required_argument, NULL, 'T' },
 		{ "source", required_argument, NULL, 'S' },
@@ -1250,7 +1255,7 @@ static int cmd_build(int argc, char **argv)
 	struct gu_repo *repo = NULL;
 	struct gu_oid oid;
 	struct buf text;
-	char *out = NULL, *json = NULL, *path = NULL;
+	char *out = NULL, *json = NULL, *path = NULL, *cache = NULL;
 	int rc = 0, status;
 
 	buf_init(&text, 1 << 20);
@@ -1281,6 +1286,7 @@ static int cmd_build(int argc, char **argv)
 		spec.deb = b.deb;
 		spec.rpm = b.rpm;
 		spec.dbg = b.dbg;
+		spec.install_test = b.install;
 		status = rc ? fail(rc)
 			    : remote_run(server, token, &spec, c.json, stderr);
 		job_spec_release(&spec);
@@ -1308,16 +1314,16 @@ static int cmd_build(int argc, char **argv)
 		}
 		free(dir);
 	}
+	if (!rc && b.install)
+		rc = install_check(b.deb, b.rpm);
 	if (!rc && b.source && b.commit)
 		rc = err_set(ERR_INPUT, "--source VERSION or --commit REV, not "
 					"both");
 	if (!rc && b.source) {
 		/* Debian's source package, imported into the cache once */
-		char *cache = util_cache_dir();
-
+		cache = util_cache_dir();
 		rc = cache ? srcimport_debian(&repo, &oid, cache, b.source)
 			   : err_set(ERR_NOMEM, "out of memory");
-		free(cache);
 		if (!rc)
 			rc = kernel_setup(&ctx, &recipe, &k, repo);
 		if (!rc)
@@ -1343,6 +1349,8 @@ static int cmd_build(int argc, char **argv)
 	}
 	if (!rc && !(out = make_out_dir(c.out)))
 		rc = ERR_INFRA;
+	if (!rc && !cache && !(cache = util_cache_dir()))
+		rc = err_set(ERR_NOMEM, "out of memory");
 	if (rc)
 		goto fail;
 	{
@@ -1365,6 +1373,8 @@ static int cmd_build(int argc, char **argv)
 			.live = isatty(2),
 			.sign_key = b.sign_key,
 			.sign_cert = b.sign_cert,
+			.install = b.install,
+			.cache_dir = cache,
 		};
 
 		fprintf(stderr,
@@ -1390,6 +1400,7 @@ static int cmd_build(int argc, char **argv)
 	br.packages = r.built ? &r.packages : NULL;
 	br.packages_dir = r.pkgdir;
 	br.smoke = &r.smoke;
+	br.install = r.installed ? &r.install : NULL;
 	br.out_dir = out;
 	if (report_build(&json, &text, &br)) {
 		status = fail(ERR_NOMEM);
@@ -1407,9 +1418,18 @@ static int cmd_build(int argc, char **argv)
 				? "infrastructure failure"
 				: "the patched tree did not build",
 			r.smoke.title);
-	status = r.built ? (r.smoke.verdict == VERDICT_GOOD ? 0 : 4)
-		 : r.smoke.verdict == VERDICT_INFRA ? EXIT_INFRA
-						    : 1;
+	else if (r.installed && r.install.verdict != VERDICT_GOOD)
+		fprintf(stderr, "bisectctl: install test: %s\n",
+			r.install.title);
+	if (!r.built)
+		status = r.smoke.verdict == VERDICT_INFRA ? EXIT_INFRA : 1;
+	else if (r.smoke.verdict != VERDICT_GOOD)
+		status = 4;
+	else if (r.installed && r.install.verdict == VERDICT_INFRA)
+		status = EXIT_INFRA;
+	else
+		status = r.installed && r.install.verdict != VERDICT_GOOD ? 4
+									  : 0;
 	goto done;
 fail:
 	status = fail(rc);
@@ -1422,6 +1442,7 @@ done:
 	free(json);
 	free(path);
 	free(out);
+	free(cache);
 	return status;
 }
 
@@ -1475,13 +1496,18 @@ static const struct command {
 	  "      [--patch FILE]... --recipe NAME\n"
 	  "      [--format deb,rpm] [--dbg] [--test SCRIPT] [--json FILE]\n"
 	  "      [--out DIR] [--no-sandbox] [--sign-key KEY --sign-cert CRT]\n"
+	  "      [--install-test]\n"
 	  "      Build distribution packages of REV (default HEAD) with the\n"
 	  "      patches applied, with the kernel's bindeb-pkg/binrpm-pkg;\n"
 	  "      the release and versions say -bisectd.ID.  The build runs\n"
 	  "      in a bubblewrap sandbox: no network, nothing writable but\n"
 	  "      its work directory and ccache.  The kernel is\n"
-	  "      booted once as a smoke test.  Exit 0 built and booted, 1 did\n"
-	  "      not build, 4 built but the smoke test failed." },
+	  "      booted once as a smoke test.  --install-test installs the\n"
+	  "      .deb into a Debian 12 root (debootstrap, once) and boots\n"
+	  "      that disk through its initramfs-tools initrd, and installs\n"
+	  "      the .rpm into a scratch root with rpm --root.  Exit 0 built\n"
+	  "      and booted, 1 did not build, 4 built but the smoke or the\n"
+	  "      install test failed." },
 	{ "config", cmd_config,
 	  "config FILE\n"
 	  "      Print the kernel config in FILE: a config (plain or\n"

@@ -733,6 +733,15 @@ int report_build(char **json, struct buf *text, const struct build_report *b)
 	json_object_set_new(o, "package_seconds",
 			    json_real(r ? r->seconds : 0));
 	json_object_set_new(o, "smoke", step_json(b->smoke));
+	if (b->install)
+		json_object_set_new(
+			o, "install",
+			json_pack("{s:s, s:s, s:o, s:f, s:f}", "verdict",
+				  verdict_name(b->install->verdict), "title",
+				  b->install->title, "uname",
+				  str_or_null(b->install->uname), "seconds",
+				  b->install->seconds, "boot_seconds",
+				  b->install->boot_s));
 	json_object_set_new(o, "out_dir", json_string(b->out_dir));
 	*json = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(o);
@@ -746,6 +755,15 @@ int report_build(char **json, struct buf *text, const struct build_report *b)
 	else
 		buf_printf(text, "smoke test: %s\n",
 			   verdict_name(b->smoke->verdict));
+	if (b->install && b->install->verdict == VERDICT_GOOD)
+		buf_printf(text,
+			   "install test: good: dpkg -i into Debian 12, booted "
+			   "from its disk: uname -r %s (%.0f s)\n",
+			   b->install->uname, b->install->seconds);
+	else if (b->install)
+		buf_printf(text, "install test: %s: %s\n",
+			   verdict_name(b->install->verdict),
+			   b->install->title);
 	for (i = 0; r && i < r->nfiles; i++)
 		buf_printf(text, "  %s/%s\n", b->packages_dir, r->files[i]);
 	if (r && r->nfiles)

@@ -73,7 +73,7 @@ char *report_job(struct store *st, const struct store_job *j,
 
 /* A package build: what was built from what, and where it is. */
 struct build_report {
-	const char *result; /* "built", "boot failed" or "build failed" */
+	const char *result; /* buildjob_outcome() */
 	const char *id;
 	const char *repo_path;
 	const char *base_hex, *patched_hex;
@@ -82,7 +82,8 @@ struct build_report {
 	const char *recipe;
 	const struct package_result *packages; /* or NULL */
 	const char *packages_dir;
-	const struct session_step *smoke; /* the build and boot step */
+	const struct session_step *smoke;     /* the build and boot step */
+	const struct install_result *install; /* or NULL: not asked for */
 	const char *out_dir;
 };
 

@@ -239,6 +239,7 @@ static const struct field spec_fields[] = {
 	{ "patches", F_STRLIST, 0, JOB_MAX_PATCHES },
 	{ "formats", F_STRLIST, 0, 2 },
 	{ "dbg", F_BOOL, SPEC(dbg), 0 },
+	{ "install_test", F_BOOL, SPEC(install_test), 0 },
 	{ NULL, 0, 0, 0 },
 };
 
@@ -382,6 +383,8 @@ static json_t *spec_json(const struct job_spec *j)
 		json_object_set_new(o, "patches", pa);
 		json_object_set_new(o, "formats", fo);
 		json_object_set_new(o, "dbg", json_boolean(j->dbg));
+		json_object_set_new(o, "install_test",
+				    json_boolean(j->install_test));
 	}
 	return o;
 }

@@ -32,6 +32,7 @@ struct job_spec {
 	char *patch_texts[JOB_MAX_PATCHES];
 	size_t npatches;
 	int deb, rpm, dbg;
+	int install_test; /* install the packages and boot them */
 };
 
 /*

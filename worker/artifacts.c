@@ -102,20 +102,28 @@ static const char *find(const struct package_result *r, const char *prefix,
 	return NULL;
 }
 
-int artifacts_page(struct buf *b, const struct download_info *d)
+const char *artifacts_kernel_file(const struct package_result *r, int rpm)
 {
-	const struct package_result *r = d->packages;
-	const char *image, *rpm;
 	char prefix[256];
-	size_t i;
 
-	snprintf(prefix, sizeof(prefix), "linux-image-%s_",
-		 r->release ? r->release : "");
-	image = find(r, prefix, ".deb");
+	if (!rpm) {
+		snprintf(prefix, sizeof(prefix), "linux-image-%s_",
+			 r->release ? r->release : "");
+		return find(r, prefix, ".deb");
+	}
 	/* the kernel itself, not kernel-headers */
 	snprintf(prefix, sizeof(prefix), "kernel-%s-",
 		 r->rpm_version ? r->rpm_version : "");
-	rpm = find(r, prefix, ".rpm");
+	return find(r, prefix, ".rpm");
+}
+
+int artifacts_page(struct buf *b, const struct download_info *d)
+{
+	const struct package_result *r = d->packages;
+	const char *image = artifacts_kernel_file(r, 0);
+	const char *rpm = artifacts_kernel_file(r, 1);
+	size_t i;
+
 	buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 		    "<meta charset=\"utf-8\">\n<title>Kernel ");
 	buf_put_escaped(b, r->release ? r->release : "");
@@ -148,6 +156,11 @@ int artifacts_page(struct buf *b, const struct download_info *d)
 		   d->recipe);
 	buf_put_escaped(b, d->smoke);
 	buf_puts(b, "</strong>.</p>\n");
+	if (d->install) {
+		buf_puts(b, "<p>Install test: ");
+		buf_put_escaped(b, d->install);
+		buf_puts(b, "</p>\n");
+	}
 	if (image) {
 		buf_puts(b, "<h2>Debian and Ubuntu</h2>\n<p>It installs beside "
 			    "your own kernel and never replaces it.  Install "

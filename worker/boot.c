@@ -224,14 +224,22 @@ int boot_run(struct boot_result *out, const struct recipe *r,
 	     const char *kernel, const char *initrd, const char *console_log,
 	     const char *qemu_log)
 {
-	struct proc_result pr;
-	struct buf con;
 	const char *uri = getenv("BISECTD_LIBVIRT_URI");
-	int kvm, rc;
 
 	if (uri && *uri)
 		return boot_libvirt_run(out, r, uri, kernel, initrd,
 					console_log);
+	return boot_qemu(out, r, kernel, initrd, console_log, qemu_log);
+}
+
+int boot_qemu(struct boot_result *out, const struct recipe *r,
+	      const char *kernel, const char *initrd, const char *console_log,
+	      const char *qemu_log)
+{
+	struct proc_result pr;
+	struct buf con;
+	int kvm, rc;
+
 	kvm = boot_kvm_usable(r, kernel, initrd, console_log);
 	memset(out, 0, sizeof(*out));
 	out->accel = kvm ? "kvm" : "tcg";

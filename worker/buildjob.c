@@ -25,6 +25,7 @@ void buildjob_release(struct buildjob_result *r)
 {
 	session_step_release(&r->smoke);
 	package_result_release(&r->packages);
+	install_result_release(&r->install);
 	free(r->pkgdir);
 	memset(r, 0, sizeof(*r));
 }
@@ -84,7 +85,7 @@ static int finish_packages(struct buildjob_result *r,
 						    ? "good"
 						    : r->smoke.title,
 				   .link_prefix = "" };
-	char what[512], *line;
+	char what[512], *line, *install = NULL;
 	struct buf page;
 	int rc;
 
@@ -93,8 +94,19 @@ static int finish_packages(struct buildjob_result *r,
 		 "the %s recipe.",
 		 r->base_hex, b->npatches, b->recipe->name);
 	d.what = what;
+	if (r->installed)
+		d.install = install =
+			r->install.verdict == VERDICT_GOOD
+				? util_fmt("installed with dpkg into Debian "
+					   "12, whose initramfs-tools made "
+					   "the initrd; that disk booted in "
+					   "QEMU and reported uname -r %s.",
+					   r->install.uname)
+				: util_fmt("%s: %s.",
+					   verdict_name(r->install.verdict),
+					   r->install.title);
 	buf_init(&page, 1 << 20);
-	rc = 0;
+	rc = r->installed && !install ? err_set(ERR_NOMEM, "out of memory") : 0;
 	if (b->sign_cert) {
 		/* the certificate to enroll, as mokutil --import reads it */
 		char *der = util_fmt("%s/MOK.der", tmpdir);
@@ -121,6 +133,7 @@ static int finish_packages(struct buildjob_result *r,
 	if (!rc)
 		rc = write_text(tmpdir, "index.html", buf_str(&page));
 	buf_release(&page);
+	free(install);
 	if (!rc && rename(tmpdir, r->pkgdir))
 		rc = err_sys(ERR_INFRA, "cannot move '%s'", tmpdir);
 	line = util_fmt("%s\n", r->packages.release);
@@ -135,6 +148,41 @@ static int finish_packages(struct buildjob_result *r,
 			  : err_set(ERR_NOMEM, "out of memory");
 		free(path);
 	}
+	return rc;
+}
+
+/* The install test of the packages in dir (deb and/or rpm). */
+static int install_packages(struct buildjob_result *r,
+			    const struct buildjob_spec *b, const char *dir)
+{
+	const char *deb =
+		b->deb ? artifacts_kernel_file(&r->packages, 0) : NULL;
+	const char *rpm =
+		b->rpm ? artifacts_kernel_file(&r->packages, 1) : NULL;
+	char *debp = deb ? util_fmt("%s/%s", dir, deb) : NULL;
+	char *rpmp = rpm ? util_fmt("%s/%s", dir, rpm) : NULL;
+	struct install_spec is = { .recipe = b->recipe,
+				   .cache_dir = b->cache_dir,
+				   .out_dir = b->out_dir,
+				   .deb = debp,
+				   .release = r->packages.release,
+				   .rpm = rpmp,
+				   .rpm_version = r->packages.rpm_version };
+	int rc;
+
+	if ((deb && !debp) || (rpm && !rpmp))
+		rc = err_set(ERR_NOMEM, "out of memory");
+	else if ((b->deb && !deb) || (b->rpm && !rpm))
+		rc = err_set(ERR_INFRA, "the kernel package was not made");
+	else {
+		if (b->live)
+			fprintf(stderr, "bisectd: install test of %s\n",
+				r->packages.release);
+		rc = install_test(&r->install, &is);
+		r->installed = !rc;
+	}
+	free(debp);
+	free(rpmp);
 	return rc;
 }
 
@@ -198,6 +246,8 @@ int buildjob_run(struct buildjob_result *r, const struct buildjob_spec *b)
 		    !(r->smoke.verdict == VERDICT_INFRA && !r->smoke.build_s)) {
 			ps.log = log;
 			rc = package_build(&r->packages, &ps);
+			if (!rc && b->install)
+				rc = install_packages(r, b, tmpdir);
 			if (!rc)
 				rc = finish_packages(r, b, tmpdir);
 			r->built = !rc;
@@ -227,5 +277,11 @@ const char *buildjob_outcome(const struct buildjob_result *r)
 	if (!r->built)
 		return r->smoke.verdict == VERDICT_INFRA ? "infra"
 							 : "build failed";
-	return r->smoke.verdict == VERDICT_GOOD ? "built" : "boot failed";
+	if (r->smoke.verdict != VERDICT_GOOD)
+		return "boot failed";
+	if (r->installed && r->install.verdict == VERDICT_INFRA)
+		return "infra";
+	if (r->installed && r->install.verdict != VERDICT_GOOD)
+		return "install failed";
+	return "built";
 }

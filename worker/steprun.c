@@ -196,9 +196,13 @@ static int run_build(struct session_step *st, const struct job_spec *sp,
 		.live = env->live,
 		.sign_key = env->sign_key,
 		.sign_cert = env->sign_cert,
+		.install = sp->install_test,
+		.cache_dir = env->cache_dir,
 	};
 	int rc;
 
+	if (sp->install_test && install_check(sp->deb, sp->rpm))
+		return err_set(ERR_INFRA, "%s on this worker", err_last());
 	if (!util_in_path("bwrap"))
 		return err_set(ERR_INFRA, "bubblewrap (bwrap) is not installed "
 					  "on this worker: builds of patches "
@@ -217,9 +221,19 @@ static int run_build(struct session_step *st, const struct job_spec *sp,
 							  : VERDICT_BAD;
 	else if (st->verdict != VERDICT_INFRA)
 		st->verdict = VERDICT_SKIP;
-	if (r.built && st->verdict == VERDICT_GOOD) {
+	if (r.built && st->verdict == VERDICT_GOOD && r.installed &&
+	    r.install.verdict != VERDICT_GOOD) {
+		/* the packages did not install or boot */
+		st->verdict = r.install.verdict;
 		free(st->title);
-		st->title = util_fmt("built %s", r.packages.release);
+		st->title = util_fmt("install test: %s", r.install.title);
+	} else if (r.built && st->verdict == VERDICT_GOOD) {
+		free(st->title);
+		st->title = r.installed
+				    ? util_fmt("built %s, installed and booted "
+					       "from a Debian 12 disk",
+					       r.packages.release)
+				    : util_fmt("built %s", r.packages.release);
 	}
 	buildjob_release(&r);
 	return 0;

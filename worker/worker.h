@@ -105,7 +105,11 @@ struct download_info {
 	const char *smoke;	 /* the boot test's verdict */
 	const char *link_prefix; /* "" for a page beside the files */
 	const char *signed_with; /* the MOK certificate, or NULL */
+	const char *install;	 /* the install test's result, or NULL */
 };
+
+/* The linux-image .deb (rpm 0) or the kernel .rpm (1) among r's files. */
+const char *artifacts_kernel_file(const struct package_result *r, int rpm);
 
 /* The download page: files, install and uninstall, Secure Boot. */
 int artifacts_page(struct buf *out, const struct download_info *d);
@@ -176,6 +180,10 @@ int boot_libvirt_check(const char *uri, struct buf *notes);
 int boot_run(struct boot_result *out, const struct recipe *r,
 	     const char *kernel, const char *initrd, const char *console_log,
 	     const char *qemu_log);
+/* The same boot, always with QEMU itself (not through libvirt). */
+int boot_qemu(struct boot_result *out, const struct recipe *r,
+	      const char *kernel, const char *initrd, const char *console_log,
+	      const char *qemu_log);
 void boot_result_release(struct boot_result *b);
 
 /*
@@ -205,6 +213,37 @@ struct session_step {
 /* Free what a step owns (its strings), not the step itself. */
 void session_step_release(struct session_step *st);
 
+/*
+ * The install test (installtest.c): the .deb installed with dpkg into a
+ * Debian 12 root made once with debootstrap, its initrd made by
+ * initramfs-tools, that disk booted in QEMU; the .rpm read with rpm -qp
+ * and installed into a scratch root with rpm --root.
+ */
+struct install_spec {
+	const struct recipe *recipe; /* emulator, memory, marker, timeout */
+	const char *cache_dir;	     /* the Debian root is kept here */
+	const char *out_dir;	     /* OUT/install gets the logs */
+	const char *deb;	     /* linux-image .deb, or NULL */
+	const char *release;	     /* the deb's kernel release */
+	const char *rpm;	     /* kernel .rpm, or NULL */
+	const char *rpm_version;     /* its version (and kernel release) */
+};
+
+struct install_result {
+	enum verdict verdict; /* good, bad (the packages), infra */
+	char *title;	      /* what failed first, "" when good */
+	char *uname;	      /* what the installed kernel reported */
+	double seconds, boot_s;
+};
+
+/* ERR_INPUT naming the tool the test of deb and/or rpm would lack. */
+int install_check(int deb, int rpm);
+/* Run the test; nonzero only when out of memory. */
+int install_test(struct install_result *r, const struct install_spec *s);
+void install_result_release(struct install_result *r);
+/* The Debian 12 root under cache_dir, made with debootstrap if missing. */
+int install_rootfs(char **out, const char *cache_dir, const char *log);
+
 /* A build job (buildjob.c): patches on a base, built, booted, packaged. */
 struct buildjob_spec {
 	struct gu_repo *repo;
@@ -219,6 +258,8 @@ struct buildjob_spec {
 	const char *out_dir;  /* logs, config, patches/, packages/ */
 	int deb, rpm, dbg, sandbox, live;
 	const char *sign_key, *sign_cert; /* sbsign the image, or NULL */
+	int install;	       /* run the install test on the packages */
+	const char *cache_dir; /* where its Debian root is kept */
 };
 
 struct buildjob_result {
@@ -228,6 +269,8 @@ struct buildjob_result {
 	struct package_result packages;
 	char *pkgdir; /* OUT/packages, there only when built */
 	int built;
+	struct install_result install; /* when installed is 1 */
+	int installed;
 };
 
 /*
@@ -238,7 +281,7 @@ struct buildjob_result {
  */
 int buildjob_run(struct buildjob_result *r, const struct buildjob_spec *b);
 void buildjob_release(struct buildjob_result *r);
-/* "built", "boot failed", "build failed" or "infra". */
+/* "built", "boot failed", "install failed", "build failed" or "infra". */
 const char *buildjob_outcome(const struct buildjob_result *r);
 
 /*
