@@ -166,16 +166,21 @@ static int make_packages(const struct step_spec *s, const char *target,
 /*
  * Build the image with this release and sign it in place (sbsign, out
  * of the sandbox: the key is ours), so that the package target that
- * follows finds it up to date and packs the signed image.
+ * follows finds it up to date and packs the signed image.  vars are the
+ * make variables the package target's own make will have: bindeb-pkg's
+ * debian/rules passes KBUILD_BUILD_VERSION, and an image linked without
+ * it would be linked again, unsigned.
  */
-static int sign_image(const struct step_spec *s, const struct package_spec *p)
+static int sign_image(const struct step_spec *s, const struct package_spec *p,
+		      const char *vars)
 {
 	struct proc_result pr;
 	char *image = util_fmt("%s/build/%s", s->work_dir, s->recipe->image);
 	char *signed_image = util_fmt("%s.signed", image ? image : "");
-	int rc = image && signed_image ? pipeline_make(s, s->recipe->targets,
-						       NULL, p->log, &pr)
-				       : err_set(ERR_NOMEM, "out of memory");
+	char *targets = util_fmt("%s %s", s->recipe->targets, vars);
+	int rc = image && signed_image && targets
+			 ? pipeline_make(s, targets, NULL, p->log, &pr)
+			 : err_set(ERR_NOMEM, "out of memory");
 
 	if (!rc && (!pr.exited || pr.status))
 		rc = err_set(ERR_GENERIC, "make failed before signing (see %s)",
@@ -211,6 +216,7 @@ static int sign_image(const struct step_spec *s, const struct package_spec *p)
 		rc = err_sys(ERR_INFRA, "cannot replace '%s'", image);
 	free(image);
 	free(signed_image);
+	free(targets);
 	return rc;
 }
 
@@ -237,8 +243,9 @@ int package_build(struct package_result *out, const struct package_spec *p)
 		rc = lv && vars && out->release
 			     ? 0
 			     : err_set(ERR_NOMEM, "out of memory");
+		/* the revision of KDEB_PKGVERSION, as mkdebian takes it */
 		if (!rc && p->sign_key)
-			rc = sign_image(&s, p);
+			rc = sign_image(&s, p, "KBUILD_BUILD_VERSION=1");
 		if (!rc)
 			rc = make_packages(&s, "bindeb-pkg", vars, NULL,
 					   p->log);
@@ -260,7 +267,7 @@ int package_build(struct package_result *out, const struct package_spec *p)
 		if (!lv || !out->rpm_version || !top || !env || !rpms)
 			rc = err_set(ERR_NOMEM, "out of memory");
 		if (!rc && p->sign_key)
-			rc = sign_image(&s, p);
+			rc = sign_image(&s, p, "");
 		if (!rc) {
 			util_remove_tree(top);
 			rc = make_packages(&s, "binrpm-pkg", "", env, p->log);
