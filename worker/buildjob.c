@@ -220,16 +220,20 @@ int buildjob_run(struct buildjob_result *r, const struct buildjob_spec *b)
 	    (rc = save_patches(b->out_dir, b)))
 		goto out;
 	{
-		struct step_spec spec = { .repo = b->repo,
-					  .commit = poid,
-					  .recipe = b->recipe,
-					  .test_script = b->test_script,
-					  .runs = b->runs,
-					  .work_dir = b->work_dir,
-					  .step_dir = b->out_dir,
-					  .live = b->live,
-					  .localversion = lv,
-					  .sandbox = b->sandbox };
+		struct step_spec spec = {
+			.repo = b->repo,
+			.commit = poid,
+			.recipe = b->recipe,
+			.test_script = b->test_script,
+			.runs = b->runs,
+			.work_dir = b->work_dir,
+			.step_dir = b->out_dir,
+			.live = b->live,
+			.localversion = lv,
+			/* as bindeb-pkg will: see package.c */
+			.build_version = b->deb ? "1" : NULL,
+			.sandbox = b->sandbox
+		};
 		struct package_spec ps = { .step = &spec,
 					   .id = r->id,
 					   .out_dir = tmpdir,

@@ -349,6 +349,7 @@ static int boot_disk(struct install_result *r, const struct install_spec *s,
 	struct classify_input in = { 0 };
 	struct classification c = { 0 };
 	struct boot_result b = { 0 };
+	const char *alert;
 	int rc = 0;
 
 	rec.qemu_args = util_fmt(
@@ -382,7 +383,13 @@ static int boot_disk(struct install_result *r, const struct install_spec *s,
 	if ((rc = classify_console(&c, &in)))
 		goto out;
 	r->uname = guest_line(b.console, "uname -r");
-	if (c.verdict != VERDICT_GOOD)
+	alert = strstr(b.console, "ALERT! ");
+	if (c.verdict != VERDICT_GOOD && alert)
+		/* initramfs-tools' own words: the root never came */
+		rc = fail(r, VERDICT_BAD,
+			  util_fmt("the installed system's initrd: %.*s",
+				   (int)strcspn(alert, "\r\n"), alert));
+	else if (c.verdict != VERDICT_GOOD)
 		rc = fail(
 			r, c.verdict,
 			b.why ? util_fmt("the installed kernel: %s: %s",

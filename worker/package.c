@@ -166,21 +166,17 @@ static int make_packages(const struct step_spec *s, const char *target,
 /*
  * Build the image with this release and sign it in place (sbsign, out
  * of the sandbox: the key is ours), so that the package target that
- * follows finds it up to date and packs the signed image.  vars are the
- * make variables the package target's own make will have: bindeb-pkg's
- * debian/rules passes KBUILD_BUILD_VERSION, and an image linked without
- * it would be linked again, unsigned.
+ * follows finds it up to date and packs the signed image (its make
+ * must see the same variables: see package_build()).
  */
-static int sign_image(const struct step_spec *s, const struct package_spec *p,
-		      const char *vars)
+static int sign_image(const struct step_spec *s, const struct package_spec *p)
 {
 	struct proc_result pr;
 	char *image = util_fmt("%s/build/%s", s->work_dir, s->recipe->image);
 	char *signed_image = util_fmt("%s.signed", image ? image : "");
-	char *targets = util_fmt("%s %s", s->recipe->targets, vars);
-	int rc = image && signed_image && targets
-			 ? pipeline_make(s, targets, NULL, p->log, &pr)
-			 : err_set(ERR_NOMEM, "out of memory");
+	int rc = image && signed_image ? pipeline_make(s, s->recipe->targets,
+						       NULL, p->log, &pr)
+				       : err_set(ERR_NOMEM, "out of memory");
 
 	if (!rc && (!pr.exited || pr.status))
 		rc = err_set(ERR_GENERIC, "make failed before signing (see %s)",
@@ -216,7 +212,6 @@ static int sign_image(const struct step_spec *s, const struct package_spec *p,
 		rc = err_sys(ERR_INFRA, "cannot replace '%s'", image);
 	free(image);
 	free(signed_image);
-	free(targets);
 	return rc;
 }
 
@@ -243,9 +238,12 @@ int package_build(struct package_result *out, const struct package_spec *p)
 		rc = lv && vars && out->release
 			     ? 0
 			     : err_set(ERR_NOMEM, "out of memory");
-		/* the revision of KDEB_PKGVERSION, as mkdebian takes it */
+		/* debian/rules makes the kernel with KBUILD_BUILD_VERSION,
+		 * the revision of KDEB_PKGVERSION: an image made without it
+		 * would be linked again, unsigned and not the one tested */
+		s.build_version = "1";
 		if (!rc && p->sign_key)
-			rc = sign_image(&s, p, "KBUILD_BUILD_VERSION=1");
+			rc = sign_image(&s, p);
 		if (!rc)
 			rc = make_packages(&s, "bindeb-pkg", vars, NULL,
 					   p->log);
@@ -266,8 +264,9 @@ int package_build(struct package_result *out, const struct package_spec *p)
 		s.localversion = lv;
 		if (!lv || !out->rpm_version || !top || !env || !rpms)
 			rc = err_set(ERR_NOMEM, "out of memory");
+		s.build_version = NULL;
 		if (!rc && p->sign_key)
-			rc = sign_image(&s, p, "");
+			rc = sign_image(&s, p);
 		if (!rc) {
 			util_remove_tree(top);
 			rc = make_packages(&s, "binrpm-pkg", "", env, p->log);

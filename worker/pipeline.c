@@ -74,6 +74,9 @@ static int make_env(const struct step_spec *s, const char *src,
 	     *lv = s->localversion
 			   ? util_fmt("LOCALVERSION=%s", s->localversion)
 			   : NULL;
+	char *bv = s->build_version ? util_fmt("KBUILD_BUILD_VERSION=%s",
+					       s->build_version)
+				    : NULL;
 	char jobs[32], *t = strdup(targets), *tok, *save = NULL;
 	char *ccenv = ccache_dir_env();
 	const char *env[] = { ccenv ? ccenv : extra_env,
@@ -103,6 +106,8 @@ static int make_env(const struct step_spec *s, const char *src,
 	argv[n++] = "KBUILD_BUILD_HOST=bisectd";
 	if (lv)
 		argv[n++] = lv;
+	if (bv)
+		argv[n++] = bv;
 	for (tok = strtok_r(t, " ", &save); tok && n < 78;
 	     tok = strtok_r(NULL, " ", &save))
 		argv[n++] = tok;
@@ -112,6 +117,7 @@ static int make_env(const struct step_spec *s, const char *src,
 	free(o);
 	free(arch);
 	free(lv);
+	free(bv);
 	free(t);
 	free(ccenv);
 	return rc;

@@ -25,6 +25,8 @@ struct step_spec {
 	/* LOCALVERSION for make, or NULL: the kernel's own rule applies
 	 * (a "+" for a commit without a tag of its own) */
 	const char *localversion;
+	/* KBUILD_BUILD_VERSION= for make (the #N of uname -v), or NULL */
+	const char *build_version;
 	/* build in a sandbox (bubblewrap): no network, nothing writable but
 	 * the work directory and ccache's; for untrusted patches */
 	int sandbox;

@@ -83,10 +83,12 @@ expect_exit 4 "a patch that breaks virtio-blk fails the install test" \
 sed 's/^/# /' "$SCRATCH/out"
 check "the smoke test passed, the install test did not: $(jq -c .install "$SCRATCH/bad.json")" \
 	jq_true "$SCRATCH/bad.json" '.result == "install failed" and .smoke.verdict == "good" and .install.verdict == "bad"'
+check "in initramfs-tools' words: $(jq -r .install.title "$SCRATCH/bad.json")" \
+	jq_true "$SCRATCH/bad.json" '.install.title == "the installed system'"'"'s initrd: ALERT!  /dev/vda does not exist.  Dropping to a shell!"'
 check "the console shows the driver refusing the disk" \
-	grep -q "probe refused" "$bad/install/console.log"
+	grep -q "virtio_blk virtio0: probe refused" "$bad/install/console.log"
 check "the packages are kept, the page says the install test failed" \
-	grep -q "Install test: bad: the installed kernel" "$bad/packages/index.html"
+	grep -q "Install test: bad: the installed system.*s initrd: ALERT!" "$bad/packages/index.html"
 
 # a machine without the tools gets told which
 expect_exit 2 "--install-test without debootstrap in PATH" env PATH=/usr/bin:/bin \
