@@ -236,13 +236,20 @@ static enum MHD_Result submit(struct api *a, struct MHD_Connection *mc,
 			      struct conn *cn)
 {
 	long long id = 0;
+	char *prepared = NULL;
 	int rc;
 
+	/* the slow part (importing a Debian source) outside the lock */
+	rc = sched_prepare(buf_str(&cn->body), cn->body.len, &prepared);
+	if (rc)
+		return error_reply(mc, status_for(rc), err_last());
 	pthread_mutex_lock(&a->c->lock);
-	rc = sched_submit(a->c->sched, buf_str(&cn->body), cn->body.len, NULL,
-			  0, &id);
+	rc = sched_submit(a->c->sched, prepared ? prepared : buf_str(&cn->body),
+			  prepared ? strlen(prepared) : cn->body.len, NULL, 0,
+			  &id);
 	pthread_cond_broadcast(&a->c->wake);
 	pthread_mutex_unlock(&a->c->lock);
+	free(prepared);
 	if (rc)
 		return error_reply(mc, status_for(rc), err_last());
 	{
@@ -679,10 +686,18 @@ static enum MHD_Result download_page(struct api *a, struct MHD_Connection *mc,
 		}
 		title = st->result ? job_json_string(st->result, "title")
 				   : NULL;
-		snprintf(what, sizeof(what),
-			 "Built from %.12s of %s with %zu patch(es) applied, "
-			 "configured by the %s recipe.",
-			 spec.commit, spec.repo, spec.npatches, spec.recipe);
+		if (spec.source)
+			snprintf(what, sizeof(what),
+				 "Built from Debian's linux-source-6.1 %s "
+				 "with %zu patch(es) applied, configured by "
+				 "the %s recipe.",
+				 spec.source, spec.npatches, spec.recipe);
+		else
+			snprintf(what, sizeof(what),
+				 "Built from %.12s of %s with %zu patch(es) "
+				 "applied, configured by the %s recipe.",
+				 spec.commit, spec.repo, spec.npatches,
+				 spec.recipe);
 		snprintf(prefix, sizeof(prefix),
 			 "/api/v1/jobs/%lld/steps/%lld/artifacts/", id, st->id);
 		{
@@ -695,6 +710,8 @@ static enum MHD_Result download_page(struct api *a, struct MHD_Connection *mc,
 						? "good"
 						: (title ? title : st->verdict),
 				.link_prefix = prefix,
+				/* the step's title tells how it went */
+				.install = spec.install_test ? title : NULL,
 			};
 
 			artifacts_page(&page, &d);

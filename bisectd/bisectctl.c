@@ -1274,7 +1274,13 @@ static int cmd_build(int argc, char **argv)
 		rc = remote_spec(&spec, "build", &c, &k);
 		snprintf(spec.type, sizeof(spec.type), "build");
 		spec.check_endpoints = 0;
-		spec.commit = strdup(b.commit ? b.commit : "HEAD");
+		if (b.source) {
+			/* bisectd imports the Debian source itself */
+			free(spec.repo);
+			spec.repo = NULL;
+			spec.source = strdup(b.source);
+		} else
+			spec.commit = strdup(b.commit ? b.commit : "HEAD");
 		for (i = 0; i < b.p.n; i++) {
 			const char *base = strrchr(b.p.names[i], '/');
 

@@ -117,11 +117,14 @@ int remote_run(const char *server, const char *token,
 	buf_init(&out, 64u << 20);
 	url = util_fmt("%s/api/v1/jobs", server);
 	{
+		/* a build of a Debian source version is imported first:
+		 * give the submission time (about a minute the first time) */
 		struct http_req r = { .method = "POST",
 				      .url = url,
 				      .token = token,
 				      .body = body,
-				      .len = body ? strlen(body) : 0 };
+				      .len = body ? strlen(body) : 0,
+				      .timeout_s = 600 };
 
 		rc = body && url ? http_do(&r, &status, &out)
 				 : err_set(ERR_NOMEM, "out of memory");

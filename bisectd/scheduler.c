@@ -37,6 +37,7 @@
 #include "job.h"
 #include "recipe.h"
 #include "scheduler.h"
+#include "srcimport.h"
 #include "util.h"
 #include "verdict.h"
 
@@ -286,6 +287,52 @@ static int get_jobc(struct sched *s, long long id, const char *spec,
 	return 0;
 }
 
+/*
+ * A build of a Debian source version: import it (once) into the cache
+ * directory's linux.git as the tag debian/VERSION, where bisectctl build
+ * --source puts it too, and make that the job's repository and commit.
+ * Workers on this machine open the same repository.
+ */
+static int import_source(struct job_spec *spec)
+{
+	struct gu_repo *repo = NULL;
+	char hex[GU_HEXSZ + 1], *cache;
+	struct gu_oid oid;
+	int rc;
+
+	if (spec->repo || spec->commit)
+		return err_set(ERR_INPUT, "'source' is the base of the build: "
+					  "no 'repo' or 'commit' with it");
+	if (!(cache = util_cache_dir()))
+		return err_set(ERR_NOMEM, "out of memory");
+	rc = srcimport_debian(&repo, &oid, cache, spec->source);
+	gu_close(repo);
+	gu_oid_hex(hex, &oid);
+	if (!rc) {
+		spec->repo = util_fmt("%s/linux.git", cache);
+		spec->commit = strdup(hex);
+		if (!spec->repo || !spec->commit)
+			rc = err_set(ERR_NOMEM, "out of memory");
+	}
+	free(cache);
+	return rc;
+}
+
+int sched_prepare(const char *body, size_t len, char **out)
+{
+	struct job_spec spec;
+	int rc;
+
+	*out = NULL;
+	if ((rc = job_spec_parse(&spec, body, len)))
+		return rc;
+	if (spec.source && (rc = import_source(&spec)) == 0 &&
+	    !(*out = job_spec_dump(&spec)))
+		rc = err_set(ERR_NOMEM, "out of memory");
+	job_spec_release(&spec);
+	return rc;
+}
+
 int sched_submit(struct sched *s, const char *body, size_t len,
 		 const struct sched_verdict *known, size_t nknown,
 		 long long *id)
@@ -300,7 +347,10 @@ int sched_submit(struct sched *s, const char *body, size_t len,
 	rc = job_spec_parse(&spec, body, len);
 	if (rc)
 		return rc;
-	rc = open_repo(s, spec.repo, &repo);
+	if (spec.source && !spec.commit)
+		rc = import_source(&spec);
+	if (!rc)
+		rc = open_repo(s, spec.repo, &repo);
 	if (rc)
 		goto out;
 		/* revisions become commit ids: the job means what they meant now */

@@ -38,6 +38,13 @@ struct sched_verdict {
  * A new job from a request body, with verdicts already known (may be
  * none); ERR_INPUT names what is wrong.
  */
+/*
+ * What a submission needs before the lock is taken: a build of a Debian
+ * source version is imported (a minute the first time) and *out is the
+ * request with its repository and commit, or NULL when it needs
+ * nothing.  Checks the request as sched_submit() would.
+ */
+int sched_prepare(const char *body, size_t len, char **out);
 int sched_submit(struct sched *s, const char *body, size_t len,
 		 const struct sched_verdict *known, size_t nknown,
 		 long long *id);

@@ -240,6 +240,7 @@ static const struct field spec_fields[] = {
 	{ "formats", F_STRLIST, 0, 2 },
 	{ "dbg", F_BOOL, SPEC(dbg), 0 },
 	{ "install_test", F_BOOL, SPEC(install_test), 0 },
+	{ "source", F_STR, SPEC(source), 64 },
 	{ NULL, 0, 0, 0 },
 };
 
@@ -256,6 +257,7 @@ void job_spec_release(struct job_spec *j)
 	free(j->command);
 	free(j->test);
 	free(j->callback);
+	free(j->source);
 	for (i = 0; i < j->npatches; i++) {
 		free(j->patch_names[i]);
 		free(j->patch_texts[i]);
@@ -289,7 +291,10 @@ static int spec_from(struct job_spec *out, json_t *o)
 		return rc;
 	if (out->runs < 1)
 		return err_set(ERR_INPUT, "field 'runs' must be at least 1");
-	if (!out->repo)
+	if (out->source && strcmp(out->type, "build"))
+		return err_set(ERR_INPUT, "'source' (a Debian version to "
+					  "build) is for build jobs");
+	if (!out->repo && !out->source)
 		return err_set(ERR_INPUT, "field 'repo' is required");
 	if (!!out->recipe == !!out->command)
 		return err_set(ERR_INPUT, "a job needs either 'recipe' (kernel "
@@ -307,7 +312,7 @@ static int spec_from(struct job_spec *out, json_t *o)
 						  "a bisect job has 'bad' "
 						  "and 'good'");
 	} else {
-		if (!out->commit)
+		if (!out->commit && !out->source)
 			return err_set(ERR_INPUT, "a test job needs 'commit'");
 		if (out->bad || out->ngood)
 			return err_set(ERR_INPUT,
@@ -385,6 +390,7 @@ static json_t *spec_json(const struct job_spec *j)
 		json_object_set_new(o, "dbg", json_boolean(j->dbg));
 		json_object_set_new(o, "install_test",
 				    json_boolean(j->install_test));
+		put_str(o, "source", j->source);
 	}
 	return o;
 }

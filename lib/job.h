@@ -33,6 +33,9 @@ struct job_spec {
 	size_t npatches;
 	int deb, rpm, dbg;
 	int install_test; /* install the packages and boot them */
+	/* build: a Debian linux-source-6.1 version as the base; bisectd
+	 * imports it and fills in repo and commit */
+	char *source;
 };
 
 /*

@@ -263,7 +263,7 @@ int srcimport_debian(struct gu_repo **repo, struct gu_oid *out,
 {
 	char tag[256], installed[128], kv[32], *path, *debs, *tarball = NULL;
 	char *deb = NULL, *msg;
-	int rc;
+	int rc, lock = -1;
 
 	*repo = NULL;
 	if (strspn(version, "0123456789.-+~abcdefghijklmnopqrstuvwxyz") !=
@@ -280,6 +280,17 @@ int srcimport_debian(struct gu_repo **repo, struct gu_oid *out,
 		return err_set(ERR_NOMEM, "out of memory");
 	}
 	rc = util_mkdir_p(cache);
+	/* one import at a time: a second of the same version waits, then
+	 * finds the tag */
+	if (!rc) {
+		char *lp = util_fmt("%s.lock", path);
+
+		lock = lp ? util_lock(lp) : -1;
+		if (lock < 0)
+			rc = lp ? ERR_INFRA
+				: err_set(ERR_NOMEM, "out of memory");
+		free(lp);
+	}
 	if (!rc)
 		rc = gu_init_bare(repo, path);
 	if (!rc && gu_resolve(*repo, tag, out) == 0)
@@ -308,6 +319,8 @@ out:
 		gu_close(*repo);
 		*repo = NULL;
 	}
+	if (lock >= 0)
+		close(lock);
 	free(path);
 	free(debs);
 	free(deb);

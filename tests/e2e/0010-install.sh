@@ -9,6 +9,7 @@
 # (an initramfs needs no disk) and fails the install test.
 PERSISTENT_CACHE=1
 . "$(dirname "$0")/../lib.sh"
+. "$TOP/tests/daemon-lib.sh"
 
 eval "$("$TOP/tests/fixtures/kernel-history" --kind oops --seed 1)"
 git -C "$REPO" diff "$CULPRIT" "$CULPRIT~1" -- kernel/reboot.c > "$SCRATCH/revert.patch"
@@ -96,4 +97,35 @@ expect_exit 2 "--install-test without debootstrap in PATH" env PATH=/usr/bin:/bi
 	--recipe tiny-install --install-test --out "$SCRATCH/nodebootstrap"
 one_line_error "the install test needs debootstrap (package debootstrap)"
 check "nothing was written" [ ! -e "$SCRATCH/nodebootstrap" ]
+
+# the same through bisectd, with a Debian source version as the base:
+# bisectd imports it, a worker builds and install-tests it
+deb_version=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+make_tokens
+start_bisectd --lease 60
+start_worker installer --recipes tiny-install --slot ''
+"$BISECTCTL" --server "$URL" --token "$STOKEN" build --source "$deb_version" \
+	--recipe tiny-install --format deb --install-test \
+	--json "$SCRATCH/job.json" > "$SCRATCH/rout" 2> "$SCRATCH/rerr"
+rc=$?
+check "bisectctl --server build --source $deb_version --install-test exits 0 (got $rc)" [ "$rc" -eq 0 ]
+check "the job: built, installed and booted: $(jq -c '.steps[0].result.title' "$SCRATCH/job.json")" \
+	jq_true "$SCRATCH/job.json" '.result == "built" and (.steps[0].result.title | test("installed and booted from a Debian 12 disk"))'
+tag=$(git --git-dir="$BISECTD_CACHE/linux.git" rev-parse "debian/$deb_version^{commit}" 2> /dev/null)
+check "bisectd imported it as the tag debian/$deb_version, the job's commit" \
+	jq_true "$SCRATCH/job.json" ".spec.source == \"$deb_version\" and .spec.commit == \"$tag\""
+jid=$(jq .id "$SCRATCH/job.json")
+curl -s "$URL/jobs/$jid/download" > "$SCRATCH/download.html"
+check "the download page names the Debian version and the install test" \
+	sh -c "grep -q \"linux-source-6.1 $deb_version\" '$SCRATCH/download.html' && grep -q 'Install test: built .*installed and booted' '$SCRATCH/download.html'"
+api POST jobs "{\"type\":\"build\",\"source\":\"$deb_version\",\"commit\":\"HEAD\",\"recipe\":\"tiny\"}" "$STOKEN" > "$SCRATCH/code"
+check "a source and a commit: 422, $(jq -r .error "$SCRATCH/body")" \
+	sh -c "[ \"\$(cat '$SCRATCH/code')\" = 422 ] && jq -e '.error | test(\"no .repo. or .commit. with it\")' '$SCRATCH/body' > /dev/null"
+api POST jobs "{\"type\":\"test\",\"source\":\"$deb_version\",\"recipe\":\"tiny\"}" "$STOKEN" > "$SCRATCH/code"
+check "a source for a test job: 422, $(jq -r .error "$SCRATCH/body")" \
+	sh -c "[ \"\$(cat '$SCRATCH/code')\" = 422 ] && jq -e '.error | test(\"for build jobs\")' '$SCRATCH/body' > /dev/null"
+api POST jobs '{"type":"build","source":"6.1.0-nosuch","recipe":"tiny"}' "$STOKEN" > "$SCRATCH/code"
+check "a version apt does not know: 422, $(jq -r .error "$SCRATCH/body")" \
+	sh -c "[ \"\$(cat '$SCRATCH/code')\" = 422 ] && jq -e '.error | test(\"6.1.0-nosuch\")' '$SCRATCH/body' > /dev/null"
+check "bisectd is still up" sh -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' '$URL/api/v1/jobs')\" = 200 ]"
 done_testing
