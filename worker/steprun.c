@@ -15,6 +15,7 @@
 #include "error.h"
 #include "job.h"
 #include "recipe.h"
+#include "srcimport.h"
 #include "util.h"
 #include "worker.h"
 
@@ -326,7 +327,16 @@ int steprun_assignment(struct session_step *st, const struct job_assignment *a,
 	st->role = a->role;
 	snprintf(st->hex, sizeof(st->hex), "%s", a->commit);
 	rc = util_mkdir_p(env->step_dir);
-	if (!rc)
+	if (!rc && a->spec.source && access(a->spec.repo, F_OK)) {
+		/* a worker on another machine imports the Debian source
+		 * itself: the import is reproducible, the same commit */
+		fprintf(stderr,
+			"bisect-worker: %s is not on this machine: using "
+			"Debian's linux-source-6.1 %s from %s/linux.git\n",
+			a->spec.repo, a->spec.source, env->cache_dir);
+		rc = srcimport_debian(&repo, &oid, env->cache_dir,
+				      a->spec.source);
+	} else if (!rc)
 		rc = open_repo(&repo, a->spec.repo, env->cache_dir);
 	if (!rc && (rc = gu_oid_parse(&oid, a->commit)) == 0)
 		rc = run_assignment(st, a, env, repo, &oid);

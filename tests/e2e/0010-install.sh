@@ -99,11 +99,22 @@ one_line_error "the install test needs debootstrap (package debootstrap)"
 check "nothing was written" [ ! -e "$SCRATCH/nodebootstrap" ]
 
 # the same through bisectd, with a Debian source version as the base:
-# bisectd imports it, a worker builds and install-tests it
+# bisectd imports it into its cache, and a worker that cannot see that
+# cache (as on another machine: a mount namespace hides it) imports the
+# same version into its own, gets the same commit, builds and
+# install-tests it
 deb_version=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 make_tokens
+dcache=$SCRATCH/dcache
+mkdir -p "$dcache"
+wcache=$BISECTD_CACHE
+export BISECTD_CACHE="$dcache"
 start_bisectd --lease 60
-start_worker installer --recipes tiny-install --slot ''
+export BISECTD_CACHE="$wcache"
+setsid unshare -m sh -c 'mount -t tmpfs none "$1" && shift && exec "$@"' sh \
+	"$dcache" "$WORKER" --server "$URL" --token "$WTOKEN" --name remote \
+	--recipes tiny-install --slot '' > "$SCRATCH/remote.log" 2>&1 &
+PIDS="$PIDS $!"
 "$BISECTCTL" --server "$URL" --token "$STOKEN" build --source "$deb_version" \
 	--recipe tiny-install --format deb --install-test \
 	--json "$SCRATCH/job.json" > "$SCRATCH/rout" 2> "$SCRATCH/rerr"
@@ -111,9 +122,13 @@ rc=$?
 check "bisectctl --server build --source $deb_version --install-test exits 0 (got $rc)" [ "$rc" -eq 0 ]
 check "the job: built, installed and booted: $(jq -c '.steps[0].result.title' "$SCRATCH/job.json")" \
 	jq_true "$SCRATCH/job.json" '.result == "built" and (.steps[0].result.title | test("installed and booted from a Debian 12 disk"))'
-tag=$(git --git-dir="$BISECTD_CACHE/linux.git" rev-parse "debian/$deb_version^{commit}" 2> /dev/null)
+tag=$(git --git-dir="$dcache/linux.git" rev-parse "debian/$deb_version^{commit}" 2> /dev/null)
 check "bisectd imported it as the tag debian/$deb_version, the job's commit" \
-	jq_true "$SCRATCH/job.json" ".spec.source == \"$deb_version\" and .spec.commit == \"$tag\""
+	jq_true "$SCRATCH/job.json" ".spec.source == \"$deb_version\" and .spec.commit == \"$tag\" and .spec.repo == \"$dcache/linux.git\""
+wtag=$(git --git-dir="$wcache/linux.git" rev-parse "debian/$deb_version^{commit}" 2> /dev/null)
+check "the worker's own import is the same commit ($wtag)" [ "$wtag" = "$tag" ]
+check "the worker could not see bisectd's repository and used its own" \
+	grep -q "$dcache/linux.git is not on this machine" "$SCRATCH/remote.log"
 jid=$(jq .id "$SCRATCH/job.json")
 curl -s "$URL/jobs/$jid/download" > "$SCRATCH/download.html"
 check "the download page names the Debian version and the install test" \
