@@ -223,6 +223,22 @@ fail:
 	_exit(127);
 }
 
+/* The process group proc_run() waits for, when tracked; else 0. */
+static volatile sig_atomic_t tracking, running_pgid;
+
+void proc_track(void)
+{
+	tracking = 1;
+}
+
+void proc_kill_running(void)
+{
+	pid_t g = running_pgid;
+
+	if (g > 0)
+		kill(-g, SIGKILL);
+}
+
 int proc_run(struct proc_result *out, const char *const argv[],
 	     const struct proc_opts *o)
 {
@@ -245,6 +261,8 @@ int proc_run(struct proc_result *out, const char *const argv[],
 	if (pid == 0)
 		child(argv, o, pipefd[1]);
 	setpgid(pid, pid);
+	if (tracking)
+		running_pgid = pid;
 	close(pipefd[1]);
 	if (read(pipefd[0], &err, sizeof(err)) == (ssize_t)sizeof(err)) {
 		out->exec_failed = 1;
@@ -277,6 +295,7 @@ int proc_run(struct proc_result *out, const char *const argv[],
 	}
 	if (!out->timed_out)
 		kill(-pid, SIGKILL); /* leftovers of the group, if any */
+	running_pgid = 0;
 	out->seconds = util_now() - start;
 	if (WIFEXITED(status)) {
 		out->exited = 1;

@@ -74,4 +74,14 @@ struct proc_result {
 int proc_run(struct proc_result *out, const char *const argv[],
 	     const struct proc_opts *o);
 
+/*
+ * For a single-threaded process that may be told to stop at any time
+ * (a worker's step process): after proc_track(), proc_run() remembers
+ * the process group of the child it waits for, and proc_kill_running(),
+ * which a signal handler may call, kills that whole group (make and its
+ * compilers, QEMU).
+ */
+void proc_track(void);
+void proc_kill_running(void);
+
 #endif

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -240,8 +241,17 @@ static void upload(const struct wopts *o, const char *lease,
 }
 
 /* The child: run the step, write result.json. */
+/* The step process is told to stop (its worker died, or the step was
+ * cancelled): take what it runs along. */
+static void on_stop(int sig)
+{
+	(void)sig;
+	proc_kill_running();
+	_exit(3);
+}
+
 static void child(const struct wopts *o, const struct job_assignment *a,
-		  const char *step_dir)
+		  const char *step_dir, pid_t worker)
 {
 	struct steprun_env env = { .cache_dir = o->cache,
 				   .recipe_path = o->recipe_path,
@@ -253,6 +263,11 @@ static void child(const struct wopts *o, const struct job_assignment *a,
 	struct buf text;
 	char *json = NULL, *path = util_fmt("%s/result.json", step_dir);
 
+	/* a worker killed with SIGKILL leaves no build or boot behind */
+	signal(SIGTERM, on_stop);
+	proc_track();
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != worker)
+		_exit(3);
 	buf_init(&text, 1 << 20);
 	if (gu_init() || steprun_assignment(&st, a, &env) ||
 	    report_step(&json, &text, &st) || !path ||
@@ -271,7 +286,7 @@ static void run_step(const struct wopts *o, const struct job_assignment *a)
 	double every = a->lease_seconds / 4 < 2 ? a->lease_seconds / 4 : 2;
 	double last = util_now();
 	struct buf body;
-	pid_t pid;
+	pid_t pid, self;
 	int status = 0, cancelled = 0;
 
 	buf_init(&body, 64u << 20);
@@ -281,10 +296,11 @@ static void run_step(const struct wopts *o, const struct job_assignment *a)
 	util_mkdir_p(step_dir);
 	say("job %lld step %lld: %s %.12s", a->job, a->step, a->role,
 	    a->commit);
+	self = getpid();
 	pid = fork();
 	if (pid == 0) {
 		setpgid(0, 0);
-		child(o, a, step_dir);
+		child(o, a, step_dir, self);
 	}
 	if (pid < 0) {
 		say("fork: %s", strerror(errno));
@@ -305,8 +321,9 @@ static void run_step(const struct wopts *o, const struct job_assignment *a)
 			say("heartbeat: %s", err_last());
 		else if (http == 410 || http == 404) {
 			say("step %lld cancelled by the coordinator", a->step);
-			kill(-pid, SIGKILL);
+			kill(pid, SIGTERM); /* it kills what it runs */
 			waitpid(pid, &status, 0);
+			kill(-pid, SIGKILL);
 			cancelled = 1;
 			break;
 		}

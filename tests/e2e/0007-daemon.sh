@@ -43,16 +43,27 @@ api POST "jobs" "$(jq -nc --arg r "$REPO" --arg c "$CULPRIT" \
 tid=$(jq .id "$SCRATCH/body")
 wait_for "$SCRATCH/kernel.log" "job $tid step" 60
 sleep 1
-# the whole session: the worker, its step process, make and the compilers
-# (a make may fork while the first signals go out: kill until none is left)
-gone() {
-	for _ in $(seq 50); do
-		pkill -9 -s "$stop_worker" || return 0
+# only the worker: its step process, make, the compilers and any QEMU go
+# with it (they are in the worker's session)
+busy() {
+	for _ in $(seq 300); do
+		pgrep -s "$stop_worker" -x '(make|qemu-system-x86)' > /dev/null && return 0
 		sleep 0.1
 	done
 	return 1
 }
-check "the worker and its build are gone" gone
+check "the step is building or booting" busy
+pgrep -a -s "$stop_worker" -x '(make|qemu-system-x86)' | head -3 | cut -c1-100 | sed 's/^/# /'
+kill -9 "$stop_worker"
+gone() {
+	for _ in $(seq 100); do
+		pgrep -s "$stop_worker" > /dev/null || return 0
+		sleep 0.1
+	done
+	pgrep -a -s "$stop_worker" | sed 's/^/# left: /'
+	return 1
+}
+check "the worker killed with SIGKILL leaves nothing running" gone
 start_worker second --recipes tiny --slot ''
 check "the step of the killed worker ends on another one" wait_job "$tid" 600
 check "with the right verdict" \
