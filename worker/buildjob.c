@@ -5,8 +5,9 @@
  * Design.  The patches are applied with libgit2 in the worktree
  * repository (gu_apply_patches), the tree is built and booted through
  * the step pipeline with the release the packages will carry
- * (LOCALVERSION=-bisectd.ID, so packaging rebuilds nothing), in the
- * sandbox when asked, and packaged by package_build() into
+ * (LOCALVERSION=-bisectd.ID, so packaging rebuilds nothing; a deb build
+ * is bindeb-pkg itself), in the sandbox when asked, and packaged by
+ * package_build() into
  * OUT/packages.partial, which becomes OUT/packages only when every
  * package, SHA256SUMS and the download page are there: a build that
  * fails half-way leaves no packages, whole or half-made.
@@ -189,6 +190,7 @@ static int install_packages(struct buildjob_result *r,
 int buildjob_run(struct buildjob_result *r, const struct buildjob_spec *b)
 {
 	char *src = util_fmt("%s/src", b->work_dir), *tmpdir = NULL;
+	char *version = NULL, *targets = NULL;
 	char lv[32];
 	struct gu_oid poid = b->base;
 	int rc;
@@ -219,6 +221,18 @@ int buildjob_run(struct buildjob_result *r, const struct buildjob_spec *b)
 	if ((rc = util_mkdir_p(b->out_dir)) ||
 	    (rc = save_patches(b->out_dir, b)))
 		goto out;
+	/*
+	 * A deb build makes the packages in the build itself (bindeb-pkg
+	 * builds the tree first): packaging afterwards would walk the whole
+	 * tree once more.  Not when signing, which comes between the build
+	 * and the packages.
+	 */
+	if (b->deb && !b->sign_key &&
+	    (version = package_kernel_version(b->repo, &poid)))
+		targets = util_fmt("bindeb-pkg KDEB_PKGVERSION=%s~bisectd.%s-1",
+				   version, r->id);
+	if (targets)
+		package_clean(b->work_dir);
 	{
 		struct step_spec spec = {
 			.repo = b->repo,
@@ -232,6 +246,7 @@ int buildjob_run(struct buildjob_result *r, const struct buildjob_spec *b)
 			.localversion = lv,
 			/* as bindeb-pkg will: see package.c */
 			.build_version = b->deb ? "1" : NULL,
+			.build_targets = targets,
 			.sandbox = b->sandbox
 		};
 		struct package_spec ps = { .step = &spec,
@@ -239,6 +254,7 @@ int buildjob_run(struct buildjob_result *r, const struct buildjob_spec *b)
 					   .out_dir = tmpdir,
 					   .deb = b->deb,
 					   .rpm = b->rpm,
+					   .deb_built = targets != NULL,
 					   .dbg = b->dbg,
 					   .sign_key = b->sign_key,
 					   .sign_cert = b->sign_cert };
@@ -268,7 +284,11 @@ int buildjob_run(struct buildjob_result *r, const struct buildjob_spec *b)
 out:
 	if (!r->built)
 		util_remove_tree(tmpdir); /* nothing half-made is left */
+	if (!r->built && targets)
+		package_clean(b->work_dir);
 	free(tmpdir);
+	free(version);
+	free(targets);
 	if (!r->smoke.title)
 		r->smoke.title = strdup("");
 	if (!r->smoke.excerpt)

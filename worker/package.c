@@ -91,10 +91,10 @@ static int collect(struct package_result *r, const char *dir,
 	return rc;
 }
 
-/* Remove what bindeb-pkg leaves beside the packages. */
-static void tidy(const char *dir)
+/* Remove the files of dir that end in one of the n suffixes. */
+static void remove_suffixed(const char *dir, const char *const *suffixes,
+			    size_t n)
 {
-	static const char *const junk[] = { ".buildinfo", ".changes" };
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	size_t i;
@@ -102,11 +102,11 @@ static void tidy(const char *dir)
 	while (d && (e = readdir(d))) {
 		size_t len = strlen(e->d_name);
 
-		for (i = 0; i < 2; i++) {
-			size_t sl = strlen(junk[i]);
+		for (i = 0; i < n; i++) {
+			size_t sl = strlen(suffixes[i]);
 
 			if (len > sl &&
-			    !strcmp(e->d_name + len - sl, junk[i])) {
+			    !strcmp(e->d_name + len - sl, suffixes[i])) {
 				char *p = util_fmt("%s/%s", dir, e->d_name);
 
 				if (p)
@@ -117,6 +117,62 @@ static void tidy(const char *dir)
 	}
 	if (d)
 		closedir(d);
+}
+
+/* Remove what bindeb-pkg leaves beside the packages. */
+static void tidy(const char *dir)
+{
+	static const char *const junk[] = { ".buildinfo", ".changes" };
+
+	remove_suffixed(dir, junk, 2);
+}
+
+void package_clean(const char *dir)
+{
+	static const char *const all[] = { ".deb", ".buildinfo", ".changes" };
+
+	remove_suffixed(dir, all, 3);
+}
+
+/* The value of "NAME = value" in a Makefile's text, or "". */
+static void make_var(char *out, size_t size, const char *text, const char *name)
+{
+	const char *p = text;
+	size_t n = strlen(name);
+
+	*out = '\0';
+	for (; *p; p += strcspn(p, "\n"), p += !!*p) {
+		const char *v = p + n;
+
+		if (strncmp(p, name, n) || (*v != ' ' && *v != '='))
+			continue;
+		v += strspn(v, " ");
+		if (*v++ != '=')
+			continue;
+		v += strspn(v, " \t");
+		snprintf(out, size, "%.*s", (int)strcspn(v, " \t\n"), v);
+		return;
+	}
+}
+
+char *package_kernel_version(struct gu_repo *repo, const struct gu_oid *commit)
+{
+	char v[32], pl[32], sl[32], ev[64], *out = NULL;
+	struct buf mk;
+
+	buf_init(&mk, 1 << 20);
+	if (!gu_read_blob(repo, commit, "Makefile", &mk)) {
+		make_var(v, sizeof(v), buf_str(&mk), "VERSION");
+		make_var(pl, sizeof(pl), buf_str(&mk), "PATCHLEVEL");
+		make_var(sl, sizeof(sl), buf_str(&mk), "SUBLEVEL");
+		make_var(ev, sizeof(ev), buf_str(&mk), "EXTRAVERSION");
+		/* as the Makefile's own KERNELVERSION */
+		if (*v && *pl)
+			out = util_fmt("%s.%s%s%s%s", v, pl, *sl ? "." : "", sl,
+				       ev);
+	}
+	buf_release(&mk);
+	return out;
 }
 
 /* `make -s kernelversion`: the version without any local part. */
@@ -244,7 +300,7 @@ int package_build(struct package_result *out, const struct package_spec *p)
 		s.build_version = "1";
 		if (!rc && p->sign_key)
 			rc = sign_image(&s, p);
-		if (!rc)
+		if (!rc && !p->deb_built)
 			rc = make_packages(&s, "bindeb-pkg", vars, NULL,
 					   p->log);
 		if (!rc)

@@ -157,7 +157,9 @@ static int do_build(struct step_result *out, const struct step_spec *s,
 	char *err;
 	int rc;
 
-	rc = make(s, src, build, s->recipe->targets, out->build_log, &pr);
+	rc = make(s, src, build,
+		  s->build_targets ? s->build_targets : s->recipe->targets,
+		  out->build_log, &pr);
 	if (!rc && pr.exited && pr.status == 0 && s->recipe->modules) {
 		char *target = util_fmt("modules_install INSTALL_MOD_STRIP=1 "
 					"INSTALL_MOD_PATH=%s",

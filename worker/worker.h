@@ -27,6 +27,9 @@ struct step_spec {
 	const char *localversion;
 	/* KBUILD_BUILD_VERSION= for make (the #N of uname -v), or NULL */
 	const char *build_version;
+	/* what the build makes instead of the recipe's targets (a build
+	 * job's "bindeb-pkg KDEB_PKGVERSION=..."), or NULL */
+	const char *build_targets;
 	/* build in a sandbox (bubblewrap): no network, nothing writable but
 	 * the work directory and ccache's; for untrusted patches */
 	int sandbox;
@@ -73,7 +76,8 @@ struct package_spec {
 	const char *out_dir;	      /* the packages go here */
 	const char *log;	      /* make's output is appended here */
 	int deb, rpm;
-	int dbg; /* keep a -dbg package when the config makes one */
+	int deb_built; /* the build made the debs already: collect them */
+	int dbg;       /* keep a -dbg package when the config makes one */
 	/* sign the image with sbsign before it is packaged (or NULL) */
 	const char *sign_key, *sign_cert;
 };
@@ -93,6 +97,10 @@ struct package_result {
  * ERR_INFRA when it could not run or made nothing.
  */
 int package_build(struct package_result *out, const struct package_spec *p);
+/* "VERSION.PATCHLEVEL.SUBLEVEL EXTRAVERSION" of commit's top Makefile. */
+char *package_kernel_version(struct gu_repo *repo, const struct gu_oid *commit);
+/* Remove packages and what bindeb-pkg leaves beside them from dir. */
+void package_clean(const char *dir);
 void package_result_release(struct package_result *r);
 
 /* SHA256SUMS over the packages in dir (sha256sum -c reads it). */
