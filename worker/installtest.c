@@ -20,7 +20,8 @@
  *
  * dpkg runs the package's maintainer scripts, which come out of the
  * patched tree: it runs in a bubblewrap sandbox whose / is the copy,
- * with new namespaces (no network) and nothing of the host visible.
+ * with new namespaces (no network), nothing of the host visible, as
+ * the copy's root but without any capability (it owns the files).
  *
  * Everything goes to OUT/install: install.log (debootstrap, dpkg,
  * mkinitramfs, mkfs), console.log, qemu.log and rpm.txt; the copy and
@@ -269,6 +270,8 @@ static int dpkg_install(struct proc_result *pr, const char *root,
 			       "0",
 			       "--gid",
 			       "0",
+			       "--cap-drop",
+			       "ALL",
 			       "--bind",
 			       root,
 			       "/",
