@@ -102,12 +102,23 @@ static int ran_ok(const struct proc_result *pr)
 	return pr->exited && pr->status == 0;
 }
 
+/* A command of the test's own (not the package's): failing is infra. */
+static int run_host(const char *const *argv, const char *log, double timeout,
+		    const char *what)
+{
+	struct proc_result pr;
+	int rc = run_logged(&pr, argv, log, timeout);
+
+	if (!rc && !ran_ok(&pr))
+		rc = err_set(ERR_INFRA, "%s failed (see %s)", what, log);
+	return rc;
+}
+
 int install_rootfs(char **out, const char *cache_dir, const char *log)
 {
 	const char *mirror = getenv("BISECTD_DEBIAN_MIRROR");
 	char *dir = util_fmt("%s/rootfs/%s", cache_dir, ROOTFS_NAME);
 	char *tmp = util_fmt("%s/rootfs/%s.partial", cache_dir, ROOTFS_NAME);
-	struct proc_result pr;
 	struct stat st;
 	int lock = -1, rc = 0;
 
@@ -143,18 +154,16 @@ int install_rootfs(char **out, const char *cache_dir, const char *log)
 				       tmp,
 				       mirror,
 				       NULL };
+		char what[512];
 
 		fprintf(stderr,
 			"bisectd: making the Debian 12 root for install "
 			"tests in %s (once)\n",
 			dir);
-		rc = run_logged(&pr, argv, log, 3600);
+		snprintf(what, sizeof(what), "debootstrap of Debian 12 from %s",
+			 mirror);
+		rc = run_host(argv, log, 3600, what);
 	}
-	if (!rc && !ran_ok(&pr))
-		rc = err_set(ERR_INFRA,
-			     "debootstrap of Debian 12 from %s failed "
-			     "(see %s)",
-			     mirror, log);
 	if (!rc && rename(tmp, dir))
 		rc = err_sys(ERR_INFRA, "cannot move '%s'", tmp);
 	if (rc)
@@ -214,7 +223,6 @@ static int prepare_root(const char *rootfs, const char *root, const char *deb,
 	char *dir = util_fmt("%s/var/cache/bisectd-install", root);
 	char *bb = util_fmt("%s/bisectd", root);
 	char *init = util_fmt("%s/bisectd/init", root);
-	struct proc_result pr;
 	int rc;
 
 	if (!dir || !bb || !init) {
@@ -222,10 +230,7 @@ static int prepare_root(const char *rootfs, const char *root, const char *deb,
 		goto out;
 	}
 	util_remove_tree(root);
-	rc = run_logged(&pr, cp, log, 600);
-	if (!rc && !ran_ok(&pr))
-		rc = err_set(ERR_INFRA, "cannot copy the root '%s' (see %s)",
-			     rootfs, log);
+	rc = run_host(cp, log, 600, "copying the Debian 12 root");
 	if (!rc)
 		rc = util_mkdir_p(dir);
 	if (!rc)
@@ -233,18 +238,14 @@ static int prepare_root(const char *rootfs, const char *root, const char *deb,
 	if (!rc) {
 		const char *argv[] = { "cp", deb, dir, NULL };
 
-		rc = run_logged(&pr, argv, log, 120);
-		if (!rc && !ran_ok(&pr))
-			rc = err_set(ERR_INFRA, "cannot copy '%s'", deb);
+		rc = run_host(argv, log, 120, "copying the package");
 	}
 	if (!rc) {
 		const char *bbs[] = { "/bin/busybox", "/usr/bin/busybox" };
 		const char *src = util_is_executable(bbs[0]) ? bbs[0] : bbs[1];
 		const char *argv[] = { "cp", src, bb, NULL };
 
-		rc = run_logged(&pr, argv, log, 60);
-		if (!rc && !ran_ok(&pr))
-			rc = err_set(ERR_INFRA, "cannot copy busybox");
+		rc = run_host(argv, log, 60, "copying busybox");
 	}
 	if (!rc)
 		rc = write_file(init, guest_init, 0755);
@@ -308,8 +309,7 @@ static int make_disk(const char *disk, const char *root, const char *log)
 {
 	const char *argv[] = { "mkfs.ext4", "-q", "-F", "-L", "bisectd-root",
 			       "-d",	    root, disk, NULL };
-	struct proc_result pr;
-	int fd = open(disk, O_WRONLY | O_CREAT | O_TRUNC, 0644), rc;
+	int fd = open(disk, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
 	if (fd < 0)
 		return err_sys(ERR_INFRA, "cannot create '%s'", disk);
@@ -318,10 +318,7 @@ static int make_disk(const char *disk, const char *root, const char *log)
 		return err_sys(ERR_INFRA, "cannot size '%s'", disk);
 	}
 	close(fd);
-	rc = run_logged(&pr, argv, log, 600);
-	if (!rc && !ran_ok(&pr))
-		rc = err_set(ERR_INFRA, "mkfs.ext4 -d failed (see %s)", log);
-	return rc;
+	return run_host(argv, log, 600, "mkfs.ext4 -d");
 }
 
 /* The value of the guest's "bisectd-install: KEY VALUE" line. */
