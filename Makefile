@@ -106,12 +106,18 @@ deps:
 
 check: deps
 	$(MAKE) format-check
+	tests/lint.sh
 	$(MAKE) check-asan
 	$(MAKE) fuzz
 	$(MAKE) all $(UNIT_BIN)
 	tests/run-unit.sh $(UNIT_BIN)
 	tests/run-t.sh
 	tests/run-e2e.sh
+
+# The integration tests once more with every check's condition inverted:
+# each check must then fail (tests/run-inverted.sh).
+check-inverted: all
+	tests/run-inverted.sh
 
 # libFuzzer on the request parsers, for a bounded time (FUZZ_SECONDS),
 # from the seed corpus; findings would be written to tests/fuzz/.
@@ -181,5 +187,5 @@ clean: clean-objs
 
 FORCE:
 
-.PHONY: all deps check check-asan fuzz check-distro demo bench install format-check clean clean-objs
+.PHONY: all deps check check-inverted check-asan fuzz check-distro demo bench install format-check clean clean-objs
 -include $(wildcard */*.d tests/*/*.d)

@@ -65,6 +65,7 @@ int jobview_session(struct session *s, int *code, struct store *store,
 		st->cached = steps[i].cached;
 		st->id = steps[i].id;
 		st->worker = steps[i].worker;
+		st->round = steps[i].round;
 	}
 	s->cap_steps = n + 1;
 	s->initial_candidates = initial;

@@ -88,6 +88,8 @@ static json_t *step_json(const struct session_step *st)
 		json_object_set_new(o, "abort", json_true());
 	if (st->worker)
 		json_object_set_new(o, "worker", json_integer(st->worker));
+	if (st->round)
+		json_object_set_new(o, "round", json_integer(st->round));
 	if (st->config_notes && *st->config_notes)
 		json_object_set_new(o, "config_notes",
 				    json_string(st->config_notes));

@@ -12,9 +12,17 @@
 
 static _Thread_local char last[1024] = "no error";
 
+/*
+ * Format into a buffer of its own first: a message is often built from the
+ * previous one (err_set(code, "...: %s", err_last())), and vsnprintf must
+ * not read the buffer it is writing.
+ */
 static void vset(const char *fmt, va_list ap)
 {
-	vsnprintf(last, sizeof(last), fmt, ap);
+	char msg[sizeof(last)];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	memcpy(last, msg, sizeof(last));
 }
 
 int err_set(int code, const char *fmt, ...)

@@ -28,11 +28,40 @@ not_ok() {
 	test_count=$((test_count + 1)) test_failed=$((test_failed + 1))
 	echo "not ok $test_count - $*"
 }
-# check "what" COMMAND...: ok when COMMAND succeeds
+# passed "what" STATUS [DETAIL...]: reports a check whose condition
+# exited with STATUS.  With TEST_INVERT=1 every condition counts as its
+# opposite, so that a run of a healthy suite must report every check as
+# failed: one that still says ok does not depend on its condition.
+passed() {
+	t_what=$1 t_status=$2
+	shift 2
+	if [ "${TEST_INVERT:-0}" = 1 ]; then
+		if [ "$t_status" -eq 0 ]; then t_status=1; else t_status=0; fi
+	fi
+	if [ "$t_status" -eq 0 ]; then
+		ok "$t_what"
+	else
+		not_ok "$t_what"
+		for t_detail in "$@"; do
+			[ -s "$t_detail" ] && sed 's/^/# /' "$t_detail" | tail -20
+		done
+	fi
+	return 0
+}
+# check "what" COMMAND [ARG...]: ok when COMMAND succeeds.
+# check "what" 'EXPRESSION': one argument is a shell expression, evaluated
+# whole, for conditions joined with && or ||.  Written outside the quotes,
+# the shell would run the second half after check has already said ok;
+# tests/lint.sh refuses that form.
 check() {
-	what=$1
+	t_check=$1
 	shift
-	if "$@"; then ok "$what"; else not_ok "$what"; fi
+	if [ $# -eq 1 ]; then
+		eval "$1"
+	else
+		"$@"
+	fi
+	passed "$t_check" $?
 }
 # expect_exit N "what" COMMAND...: runs COMMAND, output in $SCRATCH/out, err
 expect_exit() {
@@ -41,22 +70,22 @@ expect_exit() {
 	"$@" > "$SCRATCH/out" 2> "$SCRATCH/err"
 	got=$?
 	if [ "$got" -eq "$want" ]; then
-		ok "$what (exit $got)"
+		passed "$what (exit $got)" 0
 	else
-		not_ok "$what: exit $got, wanted $want"
-		sed 's/^/# /' "$SCRATCH/err" | tail -20
+		passed "$what: exit $got, wanted $want" 1 "$SCRATCH/err"
 	fi
 }
 # the stderr of the last expect_exit has exactly one line matching PATTERN
 one_line_error() {
 	lines=$(grep -c . "$SCRATCH/err")
 	if [ "$lines" -eq 1 ] && grep -q -- "$1" "$SCRATCH/err"; then
-		ok "one-line error: $(cat "$SCRATCH/err")"
+		passed "one-line error: $(cat "$SCRATCH/err")" 0
 	else
-		not_ok "wanted one line matching '$1', got:"
-		sed 's/^/# /' "$SCRATCH/err"
+		passed "wanted one line matching '$1', got:" 1 "$SCRATCH/err"
 	fi
 }
+# skip_rest "why": the rest of the script cannot run here (TAP's skip)
+skip_rest() { test_count=$((test_count + 1)); echo "ok $test_count # skip $*"; }
 done_testing() {
 	echo "1..$test_count"
 	[ "$test_failed" -eq 0 ] || { echo "# $test_failed failed"; exit 1; }

@@ -218,6 +218,7 @@ struct session_step {
 	int abort;	   /* infra that must stop the bisection at once */
 	long long id;	   /* the coordinator's step id, or 0 */
 	long long worker;  /* the coordinator's worker that ran it, or 0 */
+	int round;	   /* the scheduler's round it was queued in, or 0 */
 };
 
 /* Free what a step owns (its strings), not the step itself. */

@@ -18,15 +18,15 @@ check "the JSON report carries the same recipients" \
 expect_exit 2 "a bad commit that does not fail stops the bisection" \
 	"$BISECTCTL" bisect --repo "$REPO" --good "$GOOD" --bad "$CULPRIT~1" \
 	--recipe tiny --out "$SCRATCH/e1"
-grep -q "the bad commit .* does not fail: nothing to bisect (verdict good)" \
-	"$SCRATCH/err" && ok "says the bad commit does not fail" ||
-	not_ok "says the bad commit does not fail"
+check "says the bad commit does not fail" grep -q \
+	"the bad commit .* does not fail: nothing to bisect (verdict good)" \
+	"$SCRATCH/err"
 expect_exit 2 "a good commit that fails stops the bisection" \
 	"$BISECTCTL" bisect --repo "$REPO" --good "$CULPRIT" --bad "$BAD" \
 	--recipe tiny --out "$SCRATCH/e2"
-grep -q "the good commit .* does not pass (verdict bad: BUG: kernel NULL" \
-	"$SCRATCH/err" && ok "says the good commit does not pass" ||
-	not_ok "says the good commit does not pass"
+check "says the good commit does not pass" grep -q \
+	"the good commit .* does not pass (verdict bad: BUG: kernel NULL" \
+	"$SCRATCH/err"
 check "the report of a stopped bisection says why" \
 	jq_true "$SCRATCH/e2/report.json" '.result == "error" and (.error | test("does not pass"))'
 done_testing

@@ -35,8 +35,8 @@ expect_exit 3 "bisectctl test when QEMU cannot start" \
 	"$BISECTCTL" test --repo "$REPO" --commit "$GOOD" \
 	--recipe "$SCRATCH/q/tiny.recipe" --json "$SCRATCH/q.json"
 check "the step's verdict is infra" jq_true "$SCRATCH/q.json" '.verdict == "infra"'
-grep -q "cannot run '/nonexistent/qemu-system-x86_64'" "$SCRATCH/err" &&
-	ok "says QEMU could not be run" || not_ok "says QEMU could not be run"
+check "says QEMU could not be run" \
+	grep -q "cannot run '/nonexistent/qemu-system-x86_64'" "$SCRATCH/err"
 expect_exit 3 "bisectctl bisect stops when QEMU cannot start" \
 	"$BISECTCTL" bisect --repo "$REPO" --good "$GOOD" --bad "$BAD" \
 	--recipe "$SCRATCH/q/tiny.recipe" --json "$SCRATCH/qb.json"

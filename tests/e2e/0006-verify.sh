@@ -40,7 +40,7 @@ check "answer: fixed, with both sides' evidence" \
 		.patched.verdict == "good" and .patched.runs == 2 and .patched.runs_failed == 0'
 expect_exit 0 "the same revert as a git format-patch mail" \
 	verify --bad "$CULPRIT" --patch "$SCRATCH/revert.mbox"
-grep -q "^fixed: " "$SCRATCH/out" && ok "says fixed" || not_ok "says fixed"
+check "says fixed" grep -q "^fixed: " "$SCRATCH/out"
 expect_exit 1 "an unrelated patch does not fix it" \
 	verify --bad "$CULPRIT" --patch "$SCRATCH/unrelated.patch" --json "$SCRATCH/nf.json"
 check "answer: not fixed, with the crash" \

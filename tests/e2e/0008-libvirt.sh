@@ -7,7 +7,7 @@ PERSISTENT_CACHE=1
 . "$TOP/tests/daemon-lib.sh"
 
 if [ "$(id -u)" != 0 ] || ! command -v libvirtd > /dev/null; then
-	ok "# skip libvirt boots need root and libvirtd"
+	skip_rest "libvirt boots need root and libvirtd"
 	done_testing
 	exit
 fi

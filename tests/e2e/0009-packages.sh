@@ -113,8 +113,8 @@ expect_exit 0 "a build of Debian's linux-source-6.1 $official" "$BISECTCTL" buil
 	--source "$official" --recipe tiny --format deb --out "$SCRATCH/src" \
 	--json "$SCRATCH/src.json"
 check "its base is the tag debian/$official, the source tarball's tree" \
-	[ "$(git -C "$REPO" rev-parse "debian/$official^{tree}")" = "$(git -C "$REPO" rev-parse "$GOOD^{tree}")" ] &&
-	jq_true "$SCRATCH/src.json" ".result == \"built\" and .base == \"$(git -C "$REPO" rev-parse "debian/$official")\""
+	'[ "$(git -C "$REPO" rev-parse "debian/$official^{tree}")" = "$(git -C "$REPO" rev-parse "$GOOD^{tree}")" ] &&
+	 jq_true "$SCRATCH/src.json" ".result == \"built\" and .base == \"$(git -C "$REPO" rev-parse "debian/$official")\""'
 expect_exit 2 "a version apt does not know" "$BISECTCTL" build \
 	--source 6.1.0-nosuch --recipe tiny --out "$SCRATCH/nosuch"
 check "says apt-get download failed" grep -q "apt-get download linux-source-6.1=6.1.0-nosuch failed" "$SCRATCH/err"
@@ -162,7 +162,7 @@ if [ "$(id -u)" = 0 ] && mkdir -p "$SCRATCH/full" &&
 	check "the last line says why: no space left" \
 		sh -c "tail -n 1 '$SCRATCH/err' | grep -q '^bisectctl: infrastructure failure: .*No space left on device'"
 	check "and no packages, half-made or whole, are left" \
-		[ ! -e "$SCRATCH/fullout/packages" ] && [ ! -e "$SCRATCH/fullout/packages.partial" ]
+		'[ ! -e "$SCRATCH/fullout/packages" ] && [ ! -e "$SCRATCH/fullout/packages.partial" ]'
 	umount "$SCRATCH/full"
 fi
 done_testing

@@ -37,6 +37,6 @@ git -C "$repo" bisect start "$BAD" "$GOOD" >/dev/null
 (cd "$repo" && git bisect run "$SCRATCH/skipper") > "$SCRATCH/git.out" 2>&1
 git -C "$repo" bisect reset >/dev/null 2>&1
 theirs=$(grep -E '^[0-9a-f]{40}$' "$SCRATCH/git.out" | sort | tr '\n' ' ')
-check "candidates match git's: $ours" [ -n "$ours" ] && [ "$ours" = "$theirs" ]
+check "candidates match git's: $ours" '[ -n "$ours" ] && [ "$ours" = "$theirs" ]'
 check "text report says ambiguous" grep -q '^ambiguous' "$SCRATCH/out"
 done_testing

@@ -31,15 +31,15 @@ check "bad input left nothing in the cache" [ ! -e "$BISECTD_CACHE" ]
 
 expect_exit 2 "command that does not exist" \
 	"$BISECTCTL" run --repo "$repo" --good "$GOOD" --bad "$BAD" -- /no/such/cmd
-grep -q "cannot run '/no/such/cmd'" "$SCRATCH/err" && ok "says which command" || not_ok "says which command"
+check "says which command" grep -q "cannot run '/no/such/cmd'" "$SCRATCH/err"
 expect_exit 3 "command exiting 200 aborts" \
 	"$BISECTCTL" run --repo "$repo" --good "$GOOD" --bad "$BAD" -- sh -c 'exit 200'
-grep -q "exited with status 200" "$SCRATCH/err" && ok "says why it aborted" || not_ok "says why it aborted"
+check "says why it aborted" grep -q "exited with status 200" "$SCRATCH/err"
 
 # good and bad swapped: bad is an ancestor of good
 expect_exit 2 "good and bad swapped" \
 	"$BISECTCTL" run --repo "$repo" --good "$BAD" --bad "$GOOD" -- sh -c "$pass"
-grep -q "did you swap good and bad" "$SCRATCH/err" && ok "says they look swapped" || not_ok "says they look swapped"
+check "says they look swapped" grep -q "did you swap good and bad" "$SCRATCH/err"
 
 # a good commit on a side branch: the merge base is tested first
 git -C "$repo" checkout -q -b side "$GOOD"
@@ -51,7 +51,7 @@ git -C "$repo" checkout -q main
 expect_exit 0 "good commit not an ancestor of bad: merge base tested" \
 	"$BISECTCTL" run --repo "$repo" --good "$side" --bad "$BAD" \
 	--json "$SCRATCH/mb.json" -- sh -c "$pass"
-grep -q "is not an ancestor of bad commit" "$SCRATCH/err" && ok "says so" || not_ok "says so"
+check "says so" grep -q "is not an ancestor of bad commit" "$SCRATCH/err"
 check "the merge base was tested first" \
 	jq_true "$SCRATCH/mb.json" '.steps[0].role == "merge-base" and .steps[0].verdict == "good"'
 check "and the culprit found" [ "$(jq -r .first_bad "$SCRATCH/mb.json")" = "$CULPRIT" ]
@@ -64,5 +64,5 @@ fixed=$(git -C "$repo" rev-parse HEAD)
 git -C "$repo" checkout -q main
 expect_exit 2 "merge base is bad" \
 	"$BISECTCTL" run --repo "$repo" --good "$fixed" --bad "$BAD" -- sh -c "$pass"
-grep -q "the merge base .* is bad" "$SCRATCH/err" && ok "says the merge base is bad" || not_ok "says the merge base is bad"
+check "says the merge base is bad" grep -q "the merge base .* is bad" "$SCRATCH/err"
 done_testing

@@ -10,7 +10,7 @@ check "recipes installed" [ -f "$root/usr/share/bisectd/recipes/tiny.recipe" ]
 check "fragments installed" [ -f "$root/usr/share/bisectd/recipes/fragments/tiny.config" ]
 check "guest init installed" [ -x "$root/usr/share/bisectd/images/init.sh" ]
 check "bisectd and bisect-worker installed" \
-	[ -x "$root/usr/bin/bisectd" ] && [ -x "$root/usr/bin/bisect-worker" ]
+	'[ -x "$root/usr/bin/bisectd" ] && [ -x "$root/usr/bin/bisect-worker" ]'
 check "web pages installed" [ -f "$root/usr/share/bisectd/web/job.html" ]
 unit=$root/usr/lib/systemd/system/bisectd.service
 check "systemd units installed, naming the installed programs" \
@@ -33,7 +33,7 @@ code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$(cat "$SCRATCH/
 kill "$dpid"
 wait "$dpid"
 check "the installed bisectd serves its web pages ($code) and stops on SIGTERM" \
-	[ "$code" = 200 ] && grep -q "stopping" "$SCRATCH/bisectd.log"
+	'[ "$code" = 200 ] && grep -q "stopping" "$SCRATCH/bisectd.log"'
 # the staged copy looks next to itself (../recipes) and then in DATADIR;
 # BISECTD_RECIPES points it at the staged recipes
 repo=$SCRATCH/repo

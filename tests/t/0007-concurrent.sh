@@ -17,7 +17,7 @@ wait $first
 check "first bisection finds the culprit" \
 	[ "$(jq -r .first_bad "$SCRATCH/1.json")" = "$CULPRIT" ]
 check "second bisection finds it too (exit $second)" \
-	[ "$second" -eq 0 ] && [ "$(jq -r .first_bad "$SCRATCH/2.json")" = "$CULPRIT" ]
+	'[ "$second" -eq 0 ] && [ "$(jq -r .first_bad "$SCRATCH/2.json")" = "$CULPRIT" ]'
 check "the second one waited for the worktree" \
 	grep -q "waiting for '.*-run.lock', held by another process" "$SCRATCH/2.err"
 done_testing

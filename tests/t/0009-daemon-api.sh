@@ -48,7 +48,8 @@ step=$(jq -r '[.steps[] | select(.state == "done")][0].id' "$SCRATCH/job")
 want=$(jq -r "[.steps[] | select(.id == $step)][0].artifacts[] | select(.name == \"command.log\") | .sha256" "$SCRATCH/job")
 api GET "jobs/$id/steps/$step/artifacts/command.log" > "$SCRATCH/code"
 check "the step's log was uploaded and downloads intact" \
-	[ "$(cat "$SCRATCH/code")" = 200 ] && [ "$(sha256sum < "$SCRATCH/body" | cut -d' ' -f1)" = "$want" ]
+	'[ "$(cat "$SCRATCH/code")" = 200 ] &&
+	 [ "$(sha256sum < "$SCRATCH/body" | cut -d" " -f1)" = "$want" ]'
 api GET "jobs/$id/bisect.log" > /dev/null
 cp "$SCRATCH/body" "$SCRATCH/bisect.log"
 (cd "$repo" && git bisect replay "$SCRATCH/bisect.log") > "$SCRATCH/replay" 2>&1
@@ -111,11 +112,9 @@ kill -CONT "$WPID"
 # --- bad requests -------------------------------------------------------
 bad() { # bad STATUS WHAT BODY
 	code=$(api POST jobs "$3" "$STOKEN")
-	if [ "$code" = "$1" ] && jq_true "$SCRATCH/body" .error > /dev/null; then
-		ok "$2: $code $(jq -r .error "$SCRATCH/body")"
-	else
-		not_ok "$2: got $code $(cat "$SCRATCH/body")"
-	fi
+	want_code=$1
+	check "$2: $code $(jq -r .error "$SCRATCH/body" 2>&1)" \
+		'[ "$code" = "$want_code" ] && jq_true "$SCRATCH/body" .error'
 }
 bad 422 "malformed JSON" '{"type": "bisect",'
 bad 422 "not an object" '[1, 2]'
@@ -132,10 +131,10 @@ code=$(curl -s -o "$SCRATCH/body" -w '%{http_code}' -H "Authorization: Bearer $S
 check "a 10 MB body: 413 ($code)" [ "$code" = 413 ]
 code=$(curl -s -o "$SCRATCH/body" -w '%{http_code}' --path-as-is \
 	"$URL/api/v1/jobs/$id/steps/$step/artifacts/../../../../etc/passwd")
-check "path traversal in an artifact name: 4xx ($code)" [ "$code" -ge 400 ] && [ "$code" -lt 500 ]
+check "path traversal in an artifact name: 4xx ($code)" '[ "$code" -ge 400 ] && [ "$code" -lt 500 ]'
 code=$(curl -s -o "$SCRATCH/body" -w '%{http_code}' \
 	"$URL/api/v1/jobs/$id/steps/$step/artifacts/..%2f..%2fstate.db")
-check "an encoded traversal: 4xx ($code)" [ "$code" -ge 400 ] && [ "$code" -lt 500 ]
+check "an encoded traversal: 4xx ($code)" '[ "$code" -ge 400 ] && [ "$code" -lt 500 ]'
 code=$(curl -s -o "$SCRATCH/body" -w '%{http_code}' -X PUT -H "Authorization: Bearer $WTOKEN" \
 	-H "X-Content-SHA256: 00" --data-binary x "$URL/api/v1/leases/nosuch/artifacts/.hidden")
 check "uploading a dot file: 400 ($code)" [ "$code" = 400 ]
@@ -144,7 +143,7 @@ code=$(curl -s -o "$SCRATCH/body" -w '%{http_code}' -X POST -H "Authorization: B
 check "a result for an unknown lease: 409 ($code)" [ "$code" = 409 ]
 check "a job that does not exist: 404" [ "$(api GET jobs/999999)" = 404 ]
 check "bisectd is still up" [ "$(api GET health)" = 200 ]
-kill -0 "$DPID" && ok "the daemon process lives" || not_ok "the daemon process lives"
+check "the daemon process lives" kill -0 "$DPID"
 new=$(find "$SCRATCH" -newer "$SCRATCH/marker" -type f | grep -v -e "^$STATE/" \
 	-e "^$SCRATCH/body$" -e "^$SCRATCH/code$" -e "^$SCRATCH/job$" \
 	-e "^$SCRATCH/big$" -e "^$SCRATCH/hooks/" -e "^$SCRATCH/sink.port$" \

@@ -34,6 +34,12 @@ expect_exit 0 "bisectctl run --workers 3 (embedded)" \
 check "finds the culprit" jq_true "$SCRATCH/embedded.json" ".first_bad == \"$CULPRIT\""
 check "its state is in SQLite in the output directory" \
 	[ -s "$SCRATCH/embedded/state.db" ]
-check "three workers took steps" \
-	jq_true "$SCRATCH/embedded.json" '[.steps[].worker] | unique | length == 3'
+# which of the three took which step, and how many probes of a round a
+# result overtook, is up to the machine's timing; what the scheduler
+# guarantees is no more probes in a round than the three slots, each run
+# by one of the three local workers
+most=$(jq '[.steps[] | .round] | group_by(.) | map(length) | max' "$SCRATCH/embedded.json")
+check "no more than three probes in a round ($most)" '[ "$most" -ge 1 ] && [ "$most" -le 3 ]'
+check "every step ran on one of the three local workers" \
+	jq_true "$SCRATCH/embedded.json" 'all(.steps[]; .worker >= 1 and .worker <= 3)'
 done_testing

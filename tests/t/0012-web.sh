@@ -58,7 +58,8 @@ check "the steps link their logs" \
 check "the page carries the report" \
 	grep -q "#regzbot introduced: $(echo "$CULPRIT" | cut -c1-12)" "$SCRATCH/job.html"
 check "a screenshot of the job page" \
-	[ "$(head -c 8 "$out/job.png" | od -An -c | tr -d ' ')" = '211PNG\r\n032\n' ] && [ "$(wc -c < "$out/job.png")" -gt 20000 ]
+	'[ "$(head -c 8 "$out/job.png" | od -An -c | tr -d " ")" = "211PNG\\r\\n032\\n" ] &&
+	 [ "$(wc -c < "$out/job.png")" -gt 20000 ]'
 
 browse "/jobs/$running" live
 check "a running job's page shows it live" \
