@@ -47,7 +47,7 @@ LIBS_OWN = bisectd/libcoord.a worker/libworker.a lib/libbisect.a
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:.c=)
 FIXTURE_BIN = tests/fixtures/kernel-history tests/fixtures/hook-sink \
-	tests/fixtures/loadgen
+	tests/fixtures/loadgen tests/sim/bisect-sim
 
 PROGRAMS = bisectd/bisectctl bisectd/bisectd worker/bisect-worker
 
@@ -87,6 +87,15 @@ tests/fixtures/hook-sink: tests/fixtures/hook-sink.o lib/libbisect.a
 
 tests/fixtures/loadgen: tests/fixtures/loadgen.o lib/libbisect.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) -lpthread
+
+tests/sim/bisect-sim: tests/sim/bisect-sim.o tests/sim/simbisect.o lib/libbisect.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) -lm
+
+tests/sim/%.o: tests/sim/%.c
+	$(CC) $(ALL_CFLAGS) -Itests/sim -c -o $@ $<
+
+tests/unit/test_engine: tests/sim/simbisect.o
+tests/unit/test_engine.o: ALL_CFLAGS += -Itests/sim
 
 tests/unit/test_%: tests/unit/test_%.o $(LIBS_OWN)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) -lcmocka -lm -lpthread
@@ -154,6 +163,7 @@ demo: deps
 
 bench: deps
 	$(MAKE) all
+	tests/sim/bisect-sim
 	tests/bench.sh
 	tests/bench-coord.sh
 	tests/bench-package.sh
@@ -174,10 +184,11 @@ install: $(PROGRAMS)
 
 format-check:
 	clang-format --dry-run --Werror lib/*.[ch] worker/*.[ch] bisectd/*.[ch] \
-		tests/unit/*.c tests/fixtures/*.c tests/fuzz/*.c
+		tests/unit/*.c tests/fixtures/*.c tests/fuzz/*.c tests/sim/*.[ch]
 
 clean-objs:
 	rm -f lib/*.o worker/*.o bisectd/*.o tests/unit/*.o tests/fixtures/*.o \
+		tests/sim/*.o \
 		lib/*.a worker/*.a bisectd/*.a $(UNIT_BIN) $(PROGRAMS) \
 		tests/fuzz/fuzz_request \
 		$(FIXTURE_BIN)

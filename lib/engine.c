@@ -29,21 +29,8 @@
 #include <string.h>
 
 #include "engine.h"
+#include "engine_priv.h"
 #include "error.h"
-
-struct engine {
-	size_t n;
-	/* parents as per-commit growable arrays */
-	uint32_t **par;
-	uint32_t *npar, *cappar;
-	uint32_t *topo; /* parents-first order, computed on first use */
-	uint8_t *good_reach, *skipped, *in_c;
-	uint32_t *weight, *seen, stamp;
-	uint32_t *stack;
-	int64_t bad; /* -1 until a bad commit is marked */
-	int dirty;   /* candidates and weights need recomputing */
-	size_t nc;   /* candidate count when !dirty */
-};
 
 int engine_new(struct engine **out, size_t n)
 {
@@ -66,9 +53,11 @@ int engine_new(struct engine **out, size_t n)
 	e->seen = calloc(n, sizeof(*e->seen));
 	e->stack = calloc(n, sizeof(*e->stack));
 	e->bad = -1;
+	e->bad0 = -1;
 	e->dirty = 1;
 	if (!e->par || !e->npar || !e->cappar || !e->good_reach ||
-	    !e->skipped || !e->in_c || !e->weight || !e->seen || !e->stack) {
+	    !e->skipped || !e->in_c || !e->weight || !e->seen || !e->stack ||
+	    engine_noisy_alloc(e)) {
 		engine_free(e);
 		return err_set(ERR_NOMEM, "out of memory");
 	}
@@ -95,6 +84,7 @@ void engine_free(struct engine *e)
 	free(e->weight);
 	free(e->seen);
 	free(e->stack);
+	engine_noisy_free(e);
 	free(e);
 }
 
@@ -162,7 +152,7 @@ static int build_topo(struct engine *e)
 	return 0;
 }
 
-static uint32_t next_stamp(struct engine *e)
+uint32_t engine_next_stamp(struct engine *e)
 {
 	if (++e->stamp == 0) {
 		memset(e->seen, 0, e->n * sizeof(*e->seen));
@@ -174,7 +164,7 @@ static uint32_t next_stamp(struct engine *e)
 /* Count the candidates among the ancestors of c, c included. */
 static uint32_t count_ancestors(struct engine *e, uint32_t c)
 {
-	uint32_t stamp = next_stamp(e), count = 0;
+	uint32_t stamp = engine_next_stamp(e), count = 0;
 	size_t sp = 0;
 
 	e->seen[c] = stamp;
@@ -238,7 +228,32 @@ static void recompute(struct engine *e)
 	e->dirty = 0;
 }
 
-static int refresh(struct engine *e)
+void engine_walk_ancestors(struct engine *e, uint32_t c,
+			   void (*fn)(struct engine *e, uint32_t x,
+				      void *payload),
+			   void *payload)
+{
+	uint32_t stamp = engine_next_stamp(e);
+	size_t sp = 0;
+
+	e->seen[c] = stamp;
+	e->stack[sp++] = c;
+	while (sp) {
+		uint32_t x = e->stack[--sp], j;
+
+		fn(e, x, payload);
+		for (j = 0; j < e->npar[x]; j++) {
+			uint32_t p = e->par[x][j];
+
+			if (e->seen[p] != stamp) {
+				e->seen[p] = stamp;
+				e->stack[sp++] = p;
+			}
+		}
+	}
+}
+
+int engine_refresh(struct engine *e)
 {
 	if (!e->topo && build_topo(e))
 		return -1;
@@ -247,19 +262,17 @@ static int refresh(struct engine *e)
 	return 0;
 }
 
-int engine_mark(struct engine *e, uint32_t commit, enum verdict v)
+/* git's bisection: move bad, exclude a good commit's ancestors, skip. */
+static int det_mark(struct engine *e, uint32_t commit, enum verdict v)
 {
 	size_t sp = 0;
-
-	if (commit >= e->n)
-		return err_set(ERR_INPUT, "no commit %u in the graph", commit);
 	/*
 	 * A verdict on a commit that is no longer a candidate says nothing
 	 * new (a probe overtaken by another one's result): ignore it, rather
 	 * than move the bad commit back out of the range.
 	 */
 	if ((v == VERDICT_GOOD || v == VERDICT_BAD) && e->bad >= 0) {
-		if (refresh(e))
+		if (engine_refresh(e))
 			return ERR_NOMEM;
 		if (!e->in_c[commit])
 			return 0;
@@ -296,6 +309,49 @@ int engine_mark(struct engine *e, uint32_t commit, enum verdict v)
 	return 0;
 }
 
+int engine_set_bad(struct engine *e, uint32_t commit)
+{
+	if (commit >= e->n)
+		return err_set(ERR_INPUT, "no commit %u in the graph", commit);
+	if (e->bad0 < 0)
+		e->bad0 = commit;
+	e->post_dirty = 1;
+	return det_mark(e, commit, VERDICT_BAD);
+}
+
+int engine_observe(struct engine *e, uint32_t commit, unsigned fails,
+		   unsigned passes)
+{
+	if (commit >= e->n)
+		return err_set(ERR_INPUT, "no commit %u in the graph", commit);
+	if (!fails && !passes)
+		return 0;
+	if (fails && e->bad0 < 0)
+		e->bad0 = commit;
+	engine_noisy_observe(e, commit, fails, passes);
+	/* a pass of the range's bad commit makes it noisy, not good */
+	if (!fails && (int64_t)commit == e->bad0)
+		return 0;
+	return det_mark(e, commit, fails ? VERDICT_BAD : VERDICT_GOOD);
+}
+
+int engine_mark(struct engine *e, uint32_t commit, enum verdict v)
+{
+	if (commit >= e->n)
+		return err_set(ERR_INPUT, "no commit %u in the graph", commit);
+	switch (v) {
+	case VERDICT_BAD:
+		return engine_observe(e, commit, 1, 0);
+	case VERDICT_GOOD:
+		return engine_observe(e, commit, 0, 1);
+	case VERDICT_SKIP:
+		e->post_dirty = 1;
+		return det_mark(e, commit, v);
+	default:
+		return 0;
+	}
+}
+
 static size_t distance(const struct engine *e, uint32_t c)
 {
 	size_t w = e->weight[c];
@@ -303,12 +359,12 @@ static size_t distance(const struct engine *e, uint32_t c)
 	return w < e->nc - w ? w : e->nc - w;
 }
 
-enum engine_state engine_next(struct engine *e, uint32_t *out)
+static enum engine_state det_next(struct engine *e, uint32_t *out)
 {
 	size_t i, best_d = 0;
 	int64_t best = -1;
 
-	if (e->bad < 0 || refresh(e))
+	if (e->bad < 0 || engine_refresh(e))
 		return ENGINE_NOTHING;
 	if (e->nc == 0)
 		return ENGINE_NOTHING;
@@ -332,6 +388,27 @@ enum engine_state engine_next(struct engine *e, uint32_t *out)
 		return ENGINE_FOUND;
 	}
 	return ENGINE_AMBIGUOUS;
+}
+
+/*
+ * Whether git's bisection chooses the next probes: always without a
+ * confidence; with one, until a pass and a failure disagree and while
+ * more than one candidate is left (a culprit is then concluded, and
+ * verified, by the probabilities).
+ */
+static int det_drives(struct engine *e)
+{
+	uint32_t x;
+
+	return e->confidence <= 0 ||
+	       (!e->noisy && det_next(e, &x) != ENGINE_FOUND);
+}
+
+enum engine_state engine_next(struct engine *e, uint32_t *out)
+{
+	if (det_drives(e))
+		return det_next(e, out);
+	return engine_noisy_next(e, out);
 }
 
 /*
@@ -370,6 +447,8 @@ size_t engine_next_many(struct engine *e, uint32_t *out, size_t want)
 	uint32_t first;
 	size_t k, n = 0;
 
+	if (want > 0 && !det_drives(e))
+		return engine_noisy_pick(e, NULL, 0, out, want);
 	if (want == 0 || engine_next(e, &first) != ENGINE_TEST)
 		return 0;
 	if (want == 1) {
@@ -406,6 +485,8 @@ size_t engine_next_more(struct engine *e, const uint32_t *busy, size_t nbusy,
 	size_t *cut, ncut = 0, n = 0, i, j;
 	uint32_t first;
 
+	if (want > 0 && !det_drives(e))
+		return engine_noisy_pick(e, busy, nbusy, out, want);
 	if (want == 0 || engine_next(e, &first) != ENGINE_TEST)
 		return 0;
 	for (i = 0; i < nbusy; i++)
@@ -446,7 +527,9 @@ size_t engine_candidates(struct engine *e, uint32_t *out, size_t max)
 {
 	size_t i, k = 0;
 
-	if (refresh(e))
+	if (e->noisy && e->confidence > 0)
+		return engine_noisy_candidates(e, out, max);
+	if (engine_refresh(e))
 		return 0;
 	for (i = 0; i < e->n && k < max; i++)
 		if (e->in_c[i])
@@ -456,14 +539,20 @@ size_t engine_candidates(struct engine *e, uint32_t *out, size_t max)
 
 size_t engine_candidate_count(struct engine *e)
 {
-	if (refresh(e))
+	if (e->noisy && e->confidence > 0)
+		return engine_noisy_candidates(e, NULL, 0);
+	if (engine_refresh(e))
 		return 0;
 	return e->nc;
 }
 
 int engine_is_candidate(struct engine *e, uint32_t commit)
 {
-	if (refresh(e) || commit >= e->n)
+	if (commit >= e->n)
+		return 0;
+	if (!det_drives(e))
+		return engine_noisy_useful(e, commit);
+	if (engine_refresh(e))
 		return 0;
 	return e->in_c[commit] && !e->skipped[commit] &&
 	       (int64_t)commit != e->bad;
@@ -471,7 +560,7 @@ int engine_is_candidate(struct engine *e, uint32_t commit)
 
 size_t engine_weight(struct engine *e, uint32_t commit)
 {
-	if (commit >= e->n || refresh(e) || !e->in_c[commit])
+	if (commit >= e->n || engine_refresh(e) || !e->in_c[commit])
 		return 0;
 	return e->weight[commit];
 }

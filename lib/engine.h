@@ -1,6 +1,8 @@
 /*
- * The bisection engine: git's bisection semantics over a commit DAG, with
- * no I/O.  Commits are the indices 0..n-1 that the caller chose, given in
+ * The bisection engine: git's bisection semantics over a commit DAG, and
+ * with a confidence, the probability of each candidate being the first
+ * bad commit when the failure does not show on every run; no I/O.
+ * Commits are the indices 0..n-1 that the caller chose, given in
  * rev-list order (newest first); the caller keeps the map to object ids.
  */
 #ifndef BISECTD_ENGINE_H
@@ -16,8 +18,11 @@ struct engine;
 enum engine_state {
 	ENGINE_TEST,	  /* test the commit returned */
 	ENGINE_FOUND,	  /* the returned commit is the first bad one */
-	ENGINE_AMBIGUOUS, /* only skipped commits are left */
+	ENGINE_AMBIGUOUS, /* only skipped commits are left, or (with a
+			     confidence) no run can decide, or max runs */
 	ENGINE_NOTHING,	  /* no candidate at all: bad is reachable from good */
+	ENGINE_VERIFY,	  /* run the returned commit to verify the culprit
+			     (engine_next_many() gives all such runs) */
 };
 
 /*
@@ -31,11 +36,37 @@ void engine_free(struct engine *e);
 int engine_add_parent(struct engine *e, uint32_t child, uint32_t parent);
 
 /*
+ * Bisect to a confidence (0 < p < 1; 0, the default, is git's bisection
+ * with no verification).  Until a pass and a failure disagree the probes
+ * are git's; then the next run goes where it is expected to tell most,
+ * and a culprit is found when its probability reaches p and it is
+ * verified: it failed twice and each of its parents passed.  max_runs
+ * (0: no limit) ends the bisection ambiguous when that many runs were
+ * observed.
+ */
+void engine_set_confidence(struct engine *e, double p, unsigned long max_runs);
+
+/*
+ * The range's bad commit, as the user named it, with no run observed
+ * (they come with engine_observe()); a pass of it is a contradiction.
+ */
+int engine_set_bad(struct engine *e, uint32_t commit);
+
+/*
+ * Record runs of commit: fails showed the target failure, passes were
+ * clean.  For git's half, a commit with a failure is bad, one with only
+ * passes good.
+ */
+int engine_observe(struct engine *e, uint32_t commit, unsigned fails,
+		   unsigned passes);
+
+/*
  * Record a verdict.  BAD moves the bad commit (the candidates become its
  * ancestors), GOOD removes the commit and its ancestors, SKIP keeps the
  * commit as a candidate that is never chosen.  Other verdicts are ignored,
  * and so are good and bad verdicts on commits that are no longer
- * candidates (results of parallel probes that another result overtook).
+ * candidates (results of parallel probes that another result overtook)
+ * as far as git's half goes.  GOOD and BAD are one run of engine_observe().
  */
 int engine_mark(struct engine *e, uint32_t commit, enum verdict v);
 
@@ -64,12 +95,24 @@ size_t engine_next_many(struct engine *e, uint32_t *out, size_t want);
 size_t engine_next_more(struct engine *e, const uint32_t *busy, size_t nbusy,
 			uint32_t *out, size_t want);
 
-/* The current candidates (the bad commit included) in rev-list order. */
+/*
+ * The current candidates (the bad commit included) in rev-list order;
+ * once the failure proved intermittent, the fewest commits that hold 99%
+ * of the probability, most probable first.
+ */
 size_t engine_candidates(struct engine *e, uint32_t *out, size_t max);
 size_t engine_candidate_count(struct engine *e);
 
 /* 1 when commit is a candidate that has no verdict yet. */
 int engine_is_candidate(struct engine *e, uint32_t commit);
+
+/* A pass and a failure disagreed: the failure is intermittent. */
+int engine_is_noisy(const struct engine *e);
+unsigned long engine_runs(const struct engine *e);
+/* The probability that commit is the first bad one (with a confidence). */
+double engine_probability(struct engine *e, uint32_t commit);
+/* The expected failure rate of a bad commit, learned from the runs. */
+double engine_failure_rate(struct engine *e);
 
 /* ceil(log2(n)): the steps that an ideal bisection of n candidates takes. */
 unsigned engine_estimate_steps(size_t n);

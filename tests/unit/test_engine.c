@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "engine.h"
+#include "simbisect.h"
 
 #define MAXN 128
 #define MAXP 4
@@ -548,6 +549,214 @@ static void test_engine__more_async(void **state)
 	}
 }
 
+/*
+ * With a confidence, a failure that shows on every run is bisected with
+ * git's probes: the same commits in the same rounds as without one, for
+ * W = 1 to 4 at once, on every fixture's culprits.  Then the culprit is
+ * verified (run again, its parents run) and found.
+ */
+static void same_probes(const struct dag *d, int culprit, size_t w)
+{
+	struct engine *plain, *conf;
+	uint32_t a[8], b[8], found;
+	int map[MAXN], n;
+	size_t ka, kb, i, verify = 0;
+	enum engine_state st;
+
+	plain = make_engine(d, map, &n);
+	conf = make_engine(d, map, &n);
+	engine_set_confidence(conf, 0.95, 0);
+	for (;;) {
+		ka = engine_next_many(plain, a, w);
+		if (ka == 0)
+			break;
+		kb = engine_next_many(conf, b, w);
+		assert_int_equal(ka, kb);
+		for (i = 0; i < ka; i++) {
+			int bad = is_ancestor(d, culprit, map[a[i]]);
+
+			assert_int_equal(a[i], b[i]);
+			engine_mark(plain, a[i],
+				    bad ? VERDICT_BAD : VERDICT_GOOD);
+			engine_mark(conf, b[i],
+				    bad ? VERDICT_BAD : VERDICT_GOOD);
+		}
+	}
+	assert_int_equal(engine_next(plain, &found), ENGINE_FOUND);
+	assert_int_equal(map[found], culprit);
+	/* verification: the culprit again, then each parent */
+	while ((st = engine_next(conf, &a[0])) == ENGINE_VERIFY ||
+	       st == ENGINE_TEST) {
+		kb = engine_next_many(conf, b, w);
+		assert_true(kb > 0);
+		for (i = 0; i < kb; i++)
+			engine_mark(conf, b[i],
+				    is_ancestor(d, culprit, map[b[i]])
+					    ? VERDICT_BAD
+					    : VERDICT_GOOD);
+		assert_true(++verify < 12);
+	}
+	assert_int_equal(st, ENGINE_FOUND);
+	assert_int_equal(a[0], found);
+	assert_false(engine_is_noisy(conf));
+	assert_true(engine_probability(conf, found) >= 0.95);
+	engine_free(plain);
+	engine_free(conf);
+}
+
+static void test_engine__confidence_keeps_git_probes(void **state)
+{
+	static const char *const fixtures[] = { "linear", "merges",
+						"crisscross", "multigood" };
+	size_t f, w;
+	int i, tried = 0;
+
+	(void)state;
+	for (f = 0; f < 4; f++) {
+		struct dag d;
+
+		load(&d, fixtures[f]);
+		for (i = 0; i < d.nlines; i++) {
+			char name[16];
+
+			if (sscanf(d.lines[i], "run %15s", name) != 1)
+				continue;
+			for (w = 1; w <= 4; w++)
+				same_probes(&d, find(&d, name), w);
+			tried++;
+		}
+	}
+	assert_true(tried >= 4);
+}
+
+/* A pass and a failure that disagree switch to the noisy model. */
+static void test_engine__contradiction_is_noisy(void **state)
+{
+	struct engine *e = linear(10);
+
+	(void)state;
+	engine_set_confidence(e, 0.95, 0);
+	engine_mark(e, 5, VERDICT_BAD);
+	engine_mark(e, 7, VERDICT_GOOD);
+	assert_false(engine_is_noisy(e));
+	engine_mark(e, 3, VERDICT_GOOD); /* contains the failing 5 */
+	assert_true(engine_is_noisy(e));
+	engine_free(e);
+
+	e = linear(10);
+	engine_mark(e, 8, VERDICT_GOOD);
+	engine_mark(e, 9, VERDICT_BAD); /* an ancestor of a pass */
+	assert_true(engine_is_noisy(e));
+	engine_free(e);
+
+	/* the range's bad commit, named without a run, then passing */
+	assert_int_equal(engine_new(&e, 3), 0);
+	engine_add_parent(e, 0, 1);
+	engine_add_parent(e, 1, 2);
+	engine_set_bad(e, 0);
+	assert_int_equal(engine_candidate_count(e), 3);
+	engine_observe(e, 0, 0, 1);
+	assert_true(engine_is_noisy(e));
+	engine_free(e);
+}
+
+/*
+ * A culprit is verified before it is found: the engine asks for the
+ * culprit again, then for its parent; a parent that fails takes the
+ * answer back.
+ */
+static void test_engine__verify(void **state)
+{
+	struct engine *e = linear(8);
+	int again = 0, n = 0;
+	enum engine_state st;
+	uint32_t pick;
+
+	(void)state;
+	engine_set_confidence(e, 0.95, 0);
+	engine_observe(e, 0, 2, 0);
+	engine_mark(e, 3, VERDICT_BAD);
+	engine_mark(e, 5, VERDICT_GOOD);
+	engine_mark(e, 4, VERDICT_GOOD); /* git's answer: 3 */
+	/* only the culprit and its parent decide now */
+	while ((st = engine_next(e, &pick)) != ENGINE_FOUND) {
+		assert_true(st == ENGINE_TEST || st == ENGINE_VERIFY);
+		assert_true(pick == 3 || pick == 4);
+		again += pick == 3;
+		engine_mark(e, pick, pick == 3 ? VERDICT_BAD : VERDICT_GOOD);
+		assert_true(++n < 10);
+	}
+	assert_int_equal(pick, 3);
+	assert_int_equal(again, 1); /* tested again, once */
+	assert_true(engine_probability(e, 3) >= 0.95);
+	/* the parent fails after all: 4 is now the likelier culprit */
+	engine_observe(e, 4, 2, 0);
+	assert_true(engine_is_noisy(e));
+	assert_true(engine_probability(e, 4) > engine_probability(e, 3));
+	assert_int_not_equal(engine_next(e, &pick), ENGINE_FOUND);
+	engine_free(e);
+}
+
+/* max_runs ends a bisection that cannot reach its confidence. */
+static void test_engine__max_runs(void **state)
+{
+	struct engine *e = linear(100);
+	uint32_t pick, list[100];
+	size_t n;
+
+	(void)state;
+	engine_set_confidence(e, 0.99, 12);
+	engine_observe(e, 0, 1, 2); /* 1 of 3: intermittent */
+	assert_true(engine_is_noisy(e));
+	while (engine_next(e, &pick) == ENGINE_TEST)
+		engine_observe(e, pick, 0, 1); /* always passes */
+	assert_int_equal(engine_next(e, &pick), ENGINE_AMBIGUOUS);
+	assert_true(engine_runs(e) >= 12);
+	/* the likeliest candidates, most probable first */
+	n = engine_candidates(e, list, 100);
+	assert_true(n > 1);
+	assert_true(engine_probability(e, list[0]) >=
+		    engine_probability(e, list[n - 1]));
+	engine_free(e);
+}
+
+/*
+ * Simulated bisections of a failure that shows on half of the runs, on
+ * 300-commit DAGs with merges: the answer is right at the confidence it
+ * reports, and the failure rate is learned.  (make bench runs the full
+ * comparison with bisect-sim.)
+ */
+static void test_engine__noisy_simulated(void **state)
+{
+	uint64_t rng = 42;
+	unsigned right = 0, found = 0, k, jobs = 150;
+	unsigned long runs = 0;
+
+	(void)state;
+	for (k = 0; k < jobs; k++) {
+		struct sim_dag d;
+		struct sim_result r;
+		uint32_t culprit;
+
+		assert_int_equal(sim_dag_new(&d, 300, &rng), 0);
+		culprit = (uint32_t)(sim_rand(&rng) % d.n);
+		assert_int_equal(sim_bisect(&r, &d, culprit, 0.5, 1 + k % 3,
+					    0.95, 1, &rng),
+				 0);
+		if (r.found) {
+			found++;
+			right += r.culprit == culprit;
+			assert_true(r.confidence >= 0.95);
+		}
+		runs += r.runs;
+		sim_dag_free(&d);
+	}
+	if (right < found * 90 / 100 || found < jobs * 90 / 100)
+		fail_msg("%u right of %u found, %u jobs", right, found, jobs);
+	/* far fewer than the 10-runs rule's ~90 */
+	assert_true(runs / jobs < 60);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -564,6 +773,11 @@ int main(void)
 		cmocka_unit_test(test_engine__many_split_evenly),
 		cmocka_unit_test(test_engine__many_rounds),
 		cmocka_unit_test(test_engine__more_async),
+		cmocka_unit_test(test_engine__confidence_keeps_git_probes),
+		cmocka_unit_test(test_engine__contradiction_is_noisy),
+		cmocka_unit_test(test_engine__verify),
+		cmocka_unit_test(test_engine__max_runs),
+		cmocka_unit_test(test_engine__noisy_simulated),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

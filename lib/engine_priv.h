@@ -1,0 +1,70 @@
+/*
+ * The engine's state, shared by its two halves: engine.c (the graph and
+ * git's deterministic bisection) and noisy.c (the probability of each
+ * candidate under runs that may pass on a bad commit).  Only those two
+ * files include this header.
+ */
+#ifndef BISECTD_ENGINE_PRIV_H
+#define BISECTD_ENGINE_PRIV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+
+struct engine {
+	size_t n;
+	/* parents as per-commit growable arrays */
+	uint32_t **par;
+	uint32_t *npar, *cappar;
+	uint32_t *topo; /* parents-first order, computed on first use */
+	uint8_t *good_reach, *skipped, *in_c;
+	uint32_t *weight, *seen, stamp;
+	uint32_t *stack;
+	int64_t bad;  /* -1 until a bad commit is marked */
+	int64_t bad0; /* the first bad commit marked: the range's top */
+	int dirty;    /* candidates and weights need recomputing */
+	size_t nc;    /* candidate count when !dirty */
+
+	/* observations: runs of the target failure and clean passes */
+	uint32_t *fails, *passes;
+	uint8_t *pass_reach; /* an ancestor of (or) a commit that passed */
+	unsigned long runs;
+	int noisy; /* a pass and a failure disagreed: noisy model from now */
+	double confidence;
+	unsigned long max_runs; /* 0: no limit */
+	/* the posterior, when !post_dirty */
+	int post_dirty;
+	double *post; /* P(first bad commit = c) */
+	double *qbar; /* E[failure rate | c] */
+	double *mass; /* sum of post over the ancestors of c (c included) */
+	double *gain; /* expected information of one run at c, in bits */
+	double *s1;   /* scratch: the chance that a run of c fails */
+	uint32_t *fc, *pc; /* failures and passes of the commits holding c */
+	uint32_t *cnt;	   /* failing commits that hold c */
+	uint8_t *range;	   /* an ancestor of bad0 (or bad0) */
+};
+
+/* The parents-first order and candidates of the deterministic half. */
+int engine_refresh(struct engine *e);
+/* Visit c and its ancestors once each: fn returns nonzero to stop there. */
+void engine_walk_ancestors(struct engine *e, uint32_t c,
+			   void (*fn)(struct engine *e, uint32_t x,
+				      void *payload),
+			   void *payload);
+uint32_t engine_next_stamp(struct engine *e);
+
+/* noisy.c */
+int engine_noisy_alloc(struct engine *e);
+void engine_noisy_free(struct engine *e);
+/* Record runs; switches to the noisy model on a contradiction. */
+void engine_noisy_observe(struct engine *e, uint32_t c, unsigned fails,
+			  unsigned passes);
+enum engine_state engine_noisy_next(struct engine *e, uint32_t *out);
+size_t engine_noisy_pick(struct engine *e, const uint32_t *busy, size_t nbusy,
+			 uint32_t *out, size_t want);
+/* A run of c can still change the answer, or verifies it. */
+int engine_noisy_useful(struct engine *e, uint32_t c);
+size_t engine_noisy_candidates(struct engine *e, uint32_t *out, size_t max);
+
+#endif

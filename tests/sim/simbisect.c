@@ -1,0 +1,190 @@
+/*
+ * Simulated bisections (see simbisect.h): the engine driven as the
+ * scheduler drives it, against an oracle instead of builds and boots.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "error.h"
+#include "simbisect.h"
+
+uint64_t sim_rand(uint64_t *rng)
+{
+	/* xorshift64* */
+	uint64_t x = *rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*rng = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+double sim_uniform(uint64_t *rng)
+{
+	return (double)(sim_rand(rng) >> 11) / 9007199254740992.0;
+}
+
+int sim_dag_new(struct sim_dag *d, size_t n, uint64_t *rng)
+{
+	size_t o = 0, k;
+	uint32_t tip = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->par = calloc(n, sizeof(*d->par));
+	d->npar = calloc(n, 1);
+	if (!d->par || !d->npar) {
+		sim_dag_free(d);
+		return err_set(ERR_NOMEM, "out of memory");
+	}
+	d->n = n;
+	/* built oldest first (index o), stored newest first (n - 1 - o) */
+#define ADD(p1, p2, np)                                                        \
+	do {                                                                   \
+		d->par[n - 1 - o][0] = (uint32_t)(n - 1 - (p1));               \
+		d->par[n - 1 - o][1] = (uint32_t)(n - 1 - (p2));               \
+		d->npar[n - 1 - o] = (np);                                     \
+		o++;                                                           \
+	} while (0)
+	o = 1; /* the root: its parent is the good endpoint, outside */
+	while (o < n) {
+		if (sim_uniform(rng) < 0.08 && o + 14 < n) {
+			size_t len = 1 + sim_rand(rng) % 8, more;
+			uint32_t side = tip;
+
+			for (k = 0; k < len; k++) {
+				ADD(side, 0, 1);
+				side = (uint32_t)(o - 1);
+			}
+			more = sim_rand(rng) % 4;
+			for (k = 0; k < more; k++) {
+				ADD(tip, 0, 1);
+				tip = (uint32_t)(o - 1);
+			}
+			ADD(tip, side, 2);
+		} else {
+			ADD(tip, 0, 1);
+		}
+		tip = (uint32_t)(o - 1);
+	}
+#undef ADD
+	return 0;
+}
+
+void sim_dag_free(struct sim_dag *d)
+{
+	free(d->par);
+	free(d->npar);
+	memset(d, 0, sizeof(*d));
+}
+
+/* bad[x]: x contains the culprit (parents have larger indices) */
+static uint8_t *oracle(const struct sim_dag *d, uint32_t culprit)
+{
+	uint8_t *bad = calloc(d->n, 1);
+	size_t i;
+
+	if (!bad)
+		return NULL;
+	for (i = d->n; i-- > 0;) {
+		uint32_t j;
+
+		bad[i] = i == culprit;
+		for (j = 0; j < d->npar[i]; j++)
+			bad[i] |= bad[d->par[i][j]];
+	}
+	return bad;
+}
+
+/* runs of c; returns how many showed the failure */
+static unsigned run(const uint8_t *bad, uint32_t c, unsigned runs, double q,
+		    uint64_t *rng)
+{
+	unsigned f = 0, i;
+
+	for (i = 0; i < runs; i++)
+		f += bad[c] && sim_uniform(rng) < q;
+	return f;
+}
+
+int sim_bisect(struct sim_result *out, const struct sim_dag *d,
+	       uint32_t culprit, double q, size_t w, double confidence,
+	       unsigned runs, uint64_t *rng)
+{
+	uint8_t *bad = oracle(d, culprit);
+	struct engine *e = NULL;
+	uint32_t pick, picks[16];
+	unsigned f = 0, k;
+	size_t i;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!bad || (rc = engine_new(&e, d->n)))
+		goto fail;
+	for (i = 0; i < d->n; i++)
+		for (k = 0; k < d->npar[i]; k++)
+			engine_add_parent(e, (uint32_t)i, d->par[i][k]);
+	engine_set_bad(e, 0);
+	engine_set_confidence(e, confidence, 0);
+	if (confidence > 0) {
+		unsigned tries = 0;
+
+		while (f < 3 && tries < 10) {
+			unsigned x = run(bad, 0, 1, q, rng);
+
+			engine_observe(e, 0, x, 1 - x);
+			f += x;
+			tries++;
+		}
+		out->endpoint_runs = tries;
+	} else {
+		f = run(bad, 0, runs, q, rng);
+		out->endpoint_runs = runs;
+	}
+	out->runs = out->endpoint_runs;
+	if (!f) {
+		out->not_reproduced = 1;
+		goto out;
+	}
+	for (;;) {
+		enum engine_state st = engine_next(e, &pick);
+		size_t np;
+
+		if (st != ENGINE_TEST && st != ENGINE_VERIFY) {
+			out->found = st == ENGINE_FOUND;
+			out->culprit = pick;
+			break;
+		}
+		np = engine_next_many(e, picks, w < 16 ? w : 16);
+		if (np == 0) {
+			picks[0] = pick;
+			np = 1;
+		}
+		for (i = 0; i < np; i++) {
+			unsigned n = confidence > 0 ? 1 : runs;
+			unsigned x = run(bad, picks[i], n, q, rng);
+
+			out->runs += n;
+			if (confidence > 0)
+				engine_observe(e, picks[i], x, n - x);
+			else
+				engine_mark(e, picks[i],
+					    x ? VERDICT_BAD : VERDICT_GOOD);
+		}
+		if (out->runs > 100000)
+			break;
+	}
+	out->noisy = engine_is_noisy(e);
+	if (confidence > 0)
+		out->confidence =
+			out->found ? engine_probability(e, out->culprit) : 0;
+out:
+	engine_free(e);
+	free(bad);
+	return 0;
+fail:
+	engine_free(e);
+	free(bad);
+	return err_set(ERR_NOMEM, "out of memory");
+}
