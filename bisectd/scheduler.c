@@ -16,9 +16,9 @@
  *
  * A commit is never tested twice for the same question: any step's
  * verdict on a commit counts for every role, and before a step is queued
- * the result cache is asked, keyed by the commit's tree, the recipe (its
- * file and the fragments and base config it names), the test, the runs
- * and the command.  An infra verdict is retried once; a second one fails
+ * the result cache is asked, keyed in kernel mode by the commit's tree,
+ * the recipe (its file and the fragments and base config it names), the
+ * test and the runs, and in generic mode by the commit and the command.  An infra verdict is retried once; a second one fails
  * the job, as a verdict is never guessed.
  *
  * Because every decision comes from the store, the daemon can die at any
@@ -516,6 +516,12 @@ static int end_infra(struct plan *p, const char *hex, const struct cstat *cs)
 	return end_job(p, JOB_FAILED, "infra", NULL, msg);
 }
 
+/*
+ * The result cache's key.  A kernel is a function of its tree, recipe and
+ * test, so a kernel step's result serves any commit with the same tree.
+ * A command may look at the commit itself (BISECT_COMMIT, git log), as
+ * git bisect run lets it: its results are keyed by the commit.
+ */
 static int cache_key(struct plan *p, const char *hex, char *out)
 {
 	const struct job_spec *sp = &p->jc->spec;
@@ -524,10 +530,12 @@ static int cache_key(struct plan *p, const char *hex, char *out)
 	char *text;
 	int rc;
 
-	if ((rc = gu_oid_parse(&oid, hex)) ||
-	    (rc = gu_tree_hex(p->jc->repo, &oid, tree)))
+	if (sp->command)
+		snprintf(tree, sizeof(tree), "%s", hex);
+	else if ((rc = gu_oid_parse(&oid, hex)) ||
+		 (rc = gu_tree_hex(p->jc->repo, &oid, tree)))
 		return rc;
-	text = util_fmt("bisectd-step-1\n%s\n%s\n%s\n%d\n%s\n%s\n",
+	text = util_fmt("bisectd-step-2\n%s\n%s\n%s\n%d\n%s\n%s\n",
 			sp->command ? "command" : "kernel", tree,
 			p->jc->recipe_key, sp->runs,
 			sp->command ? sp->command : "",
