@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <limits.h>
+#include <regex.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -86,6 +87,9 @@ struct common {
 	const char *out;
 	const char *replay;
 	int workers;
+	double confidence;   /* 0: git's bisection */
+	const char *failure; /* the target failure, an ERE, or NULL */
+	int max_runs, endpoint_runs;
 };
 
 /* Parse one common option; 1 if it was one, 0 if not, -1 on error. */
@@ -114,6 +118,49 @@ static int common_opt(struct common *c, int opt, const char *arg)
 	case 'R':
 		c->replay = arg;
 		return 1;
+	case 'C': {
+		char *end;
+
+		c->confidence = strtod(arg, &end);
+		if (*end || !(c->confidence >= 0.5 && c->confidence < 1)) {
+			err_set(ERR_INPUT,
+				"--confidence needs a probability from 0.5 "
+				"to below 1, not '%s'",
+				arg);
+			return -1;
+		}
+		return 1;
+	}
+	case 'F': {
+		regex_t re;
+
+		if (regcomp(&re, arg, REG_EXTENDED | REG_NOSUB)) {
+			err_set(ERR_INPUT,
+				"--failure needs an extended regular "
+				"expression, not '%s'",
+				arg);
+			return -1;
+		}
+		regfree(&re);
+		c->failure = arg;
+		return 1;
+	}
+	case 'M':
+	case 'E': {
+		char *end;
+		long n = strtol(arg, &end, 10);
+
+		if (*end || n < 1 || n > (opt == 'M' ? 100000 : 100)) {
+			err_set(ERR_INPUT,
+				"--%s needs a number from 1 to %d, "
+				"not '%s'",
+				opt == 'M' ? "max-runs" : "endpoint-runs",
+				opt == 'M' ? 100000 : 100, arg);
+			return -1;
+		}
+		*(opt == 'M' ? &c->max_runs : &c->endpoint_runs) = (int)n;
+		return 1;
+	}
 	case 'W': {
 		char *end;
 
@@ -138,6 +185,10 @@ static int common_opt(struct common *c, int opt, const char *arg)
 		{ "json", required_argument, NULL, 'j' },                      \
 		{ "out", required_argument, NULL, 'o' },                       \
 		{ "replay", required_argument, NULL, 'R' },                    \
+		{ "confidence", required_argument, NULL, 'C' },                \
+		{ "failure", required_argument, NULL, 'F' },                   \
+		{ "max-runs", required_argument, NULL, 'M' },                  \
+		{ "endpoint-runs", required_argument, NULL, 'E' },             \
 	{                                                                      \
 		"workers", required_argument, NULL, 'W'                        \
 	}
@@ -217,6 +268,16 @@ static int read_replay(const struct common *c, struct gu_repo *repo,
 	return rc;
 }
 
+/* The confidence options; with a confidence the endpoints are run. */
+static void confidence_spec(struct job_spec *spec, const struct common *c)
+{
+	spec->confidence = c->confidence;
+	spec->failure = c->failure ? strdup(c->failure) : NULL;
+	spec->max_runs = c->max_runs;
+	spec->endpoint_runs = c->endpoint_runs ? c->endpoint_runs : 10;
+	spec->check_endpoints = c->confidence > 0 || c->failure;
+}
+
 /*
  * The request for a bisection from the command line: the repository,
  * the revisions resolved, and the verdicts of a log to resume from.
@@ -235,6 +296,7 @@ static int bisect_spec(struct job_spec *spec, const struct common *c,
 	*nknown = 0;
 	snprintf(spec->type, sizeof(spec->type), "bisect");
 	spec->runs = 1;
+	confidence_spec(spec, c);
 	if (!c->replay && (!c->bad || !c->ngoods))
 		return err_set(ERR_INPUT, "need --bad and at least one --good");
 	if (c->replay && access(c->replay, R_OK))
@@ -316,7 +378,8 @@ static int remote_spec(struct job_spec *spec, const char *type,
 		}
 		spec->test = buf_detach(&t);
 	}
-	spec->check_endpoints = k != NULL;
+	confidence_spec(spec, c);
+	spec->check_endpoints |= k != NULL;
 	return 0;
 }
 
@@ -1479,13 +1542,21 @@ static const struct command {
 	{ "run", cmd_run,
 	  "run [--repo DIR] --good REV [--good REV]... --bad REV\n"
 	  "      [--json FILE] [--out DIR] [--replay LOG] [--workers N]\n"
-	  "      -- CMD [ARG]...\n"
+	  "      [--confidence P [--max-runs N] [--endpoint-runs N]]\n"
+	  "      [--failure REGEX] -- CMD [ARG]...\n"
 	  "      Bisect any git repository with CMD, as git bisect run does:\n"
-	  "      exit 0 good, 125 skip, 1-127 bad, anything else aborts." },
+	  "      exit 0 good, 125 skip, 1-127 bad, anything else aborts.\n"
+	  "      With --confidence, for a CMD that fails only sometimes:\n"
+	  "      commits are run again where that decides most, and the\n"
+	  "      culprit is found at probability P, verified.  With\n"
+	  "      --failure, a failure whose title (\"exit status N\" here)\n"
+	  "      does not match is another bug, taken as a skip." },
 	{ "bisect", cmd_bisect,
 	  "bisect [--repo DIR] --good REV [--good REV]... --bad REV\n"
 	  "      --recipe NAME [--test SCRIPT] [--runs N] [--json FILE]\n"
 	  "      [--out DIR] [--replay LOG] [--workers N]\n"
+	  "      [--confidence P [--max-runs N] [--endpoint-runs N]]\n"
+	  "      [--failure REGEX]\n"
 	  "      Bisect a kernel: build and boot each step in QEMU." },
 	{ "test", cmd_test,
 	  "test [--repo DIR] --commit REV --recipe NAME [--test SCRIPT]\n"

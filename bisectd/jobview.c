@@ -16,7 +16,7 @@
 static const char *role_name(const char *r)
 {
 	static const char *const roles[] = { "bisect", "endpoint", "merge-base",
-					     "replay", "test" };
+					     "replay", "test",	   "verify" };
 	size_t i;
 
 	for (i = 0; i < sizeof(roles) / sizeof(roles[0]); i++)
@@ -69,6 +69,8 @@ int jobview_session(struct session *s, int *code, struct store *store,
 	}
 	s->cap_steps = n + 1;
 	s->initial_candidates = initial;
+	s->outcome = j.outcome;
+	j.outcome = NULL;
 	*code = 0;
 	if (j.result && !strcmp(j.result, "found")) {
 		s->state = ENGINE_FOUND;

@@ -131,6 +131,98 @@ static json_t *lines_json(const char *text)
 	return a;
 }
 
+/*
+ * The scheduler's outcome of a bisection, into a report object: the
+ * confidence and how it was verified, the learned failure rate, and the
+ * likeliest commits with their probabilities.
+ */
+static void put_outcome(json_t *o, const char *outcome)
+{
+	static const char *const keys[] = {
+		"confidence",	 "target_confidence", "failure_rate",
+		"intermittent",	 "verified",	      "verification",
+		"other_failures"
+	};
+	json_t *x = outcome ? json_loads(outcome, 0, NULL) : NULL;
+	size_t i;
+
+	if (!x)
+		return;
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (json_object_get(x, keys[i]))
+			json_object_set(o, keys[i],
+					json_object_get(x, keys[i]));
+	json_object_set(o, "observed_runs", json_object_get(x, "runs"));
+	json_object_set(o, "probabilities", json_object_get(x, "candidates"));
+	json_decref(x);
+}
+
+/* Other failures seen, a line per title: how many commits, and some. */
+static void text_other_failures(struct buf *b, json_t *others)
+{
+	size_t i, j, n;
+	json_t *c, *d;
+
+	json_array_foreach(others, i, c)
+	{
+		const char *t = json_string_value(json_object_get(c, "title"));
+		int seen = 0;
+
+		for (j = 0; j < i && !seen; j++)
+			seen = !strcmp(t, json_string_value(json_object_get(
+						  json_array_get(others, j),
+						  "title")));
+		if (seen)
+			continue;
+		buf_printf(b, "another failure, '%s', at", t);
+		n = 0;
+		json_array_foreach(
+			others, j,
+			d) if (!strcmp(t,
+				       json_string_value(
+					       json_object_get(d, "title"))) &&
+			       n++ < 3)
+			buf_printf(b, " %.12s",
+				   json_string_value(
+					   json_object_get(d, "commit")));
+		buf_printf(b, "%s (%zu commits)\n", n > 3 ? " ..." : "", n);
+	}
+}
+
+/* One line: how sure the answer is and how it was checked. */
+static void text_outcome(struct buf *b, const struct session *s)
+{
+	json_t *x = s->outcome ? json_loads(s->outcome, 0, NULL) : NULL;
+	json_t *c;
+	size_t i;
+
+	if (!x)
+		return;
+	buf_printf(b, "confidence: %.0f%%",
+		   100 * json_number_value(json_object_get(x, "confidence")));
+	if (json_number_value(json_object_get(x, "target_confidence")) > 0)
+		buf_printf(b, " (asked for %.0f%%)",
+			   100 * json_number_value(json_object_get(
+					 x, "target_confidence")));
+	buf_printf(b, "; %s\n",
+		   json_string_value(json_object_get(x, "verification")));
+	if (json_is_true(json_object_get(x, "intermittent")))
+		buf_printf(b,
+			   "intermittent: the failure showed on about %.0f%% "
+			   "of the runs of a bad commit\n",
+			   100 * json_number_value(
+					 json_object_get(x, "failure_rate")));
+	text_other_failures(b, json_object_get(x, "other_failures"));
+	if (s->state != ENGINE_FOUND)
+		json_array_foreach(json_object_get(x, "candidates"), i, c)
+			buf_printf(
+				b, "  %s %5.1f%%\n",
+				json_string_value(json_object_get(c, "commit")),
+				100 * json_number_value(json_object_get(
+					      c, "probability")));
+	json_decref(x);
+}
+
 int report_json(char **out, const struct session *s,
 		const struct report_info *ri)
 {
@@ -160,6 +252,7 @@ int report_json(char **out, const struct session *s,
 		json_array_append_new(cands, json_string(hex));
 	}
 	json_object_set_new(o, "candidates", cands);
+	put_outcome(o, s->outcome);
 	if (s->have_bad) {
 		gu_oid_hex(hex, &s->bad);
 		json_object_set_new(o, "bad", json_string(hex));
@@ -271,6 +364,11 @@ int report_text(struct buf *b, const struct session *s,
 		cs = culprit_step(s);
 		if (cs && *cs->title)
 			buf_printf(b, "  failure: %s\n", cs->title);
+		text_outcome(b, s);
+	} else if (s->outcome && strstr(s->outcome, "\"intermittent\":true")) {
+		buf_puts(b, "ambiguous: the confidence was not reached; the "
+			    "likeliest first bad commits:\n");
+		text_outcome(b, s);
 	} else {
 		buf_puts(b, "ambiguous: only skipped commits are left; the "
 			    "first bad commit is one of:\n");
@@ -673,6 +771,7 @@ char *report_job(struct store *st, const struct store_job *j,
 	json_object_set_new(o, "reason", str_or_null(j->reason));
 	json_object_set_new(o, "initial_candidates",
 			    json_integer(j->candidates));
+	put_outcome(o, j->outcome);
 	json_object_set_new(o, "created", time_or_null(j->created));
 	json_object_set_new(o, "started", time_or_null(j->started));
 	json_object_set_new(o, "finished", time_or_null(j->finished));

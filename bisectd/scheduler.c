@@ -25,6 +25,7 @@
  * point and the next tick decides the same; a job is ended by a
  * conditional update, so it is never finished twice.
  */
+#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,8 @@ struct jobc {
 	char recipe_key[DIGEST_HEXSZ + 1];
 	int have_graph;
 	struct gu_graph graph;
+	regex_t failure; /* spec.failure, compiled */
+	int have_failure;
 	char graph_goods[JOB_MAX_GOODS * 2][GU_HEXSZ + 1];
 	size_t ngraph_goods;
 	struct jobc *next;
@@ -115,6 +118,8 @@ static void repo_put(struct sched *s, struct gu_repo *repo)
 
 static void jobc_free(struct sched *s, struct jobc *j)
 {
+	if (j->have_failure)
+		regfree(&j->failure);
 	job_spec_release(&j->spec);
 	if (j->repo)
 		repo_put(s, j->repo);
@@ -277,6 +282,13 @@ static int get_jobc(struct sched *s, long long id, const char *spec,
 		rc = repo_get(s, j->spec.repo, &j->repo);
 	if (!rc && j->spec.recipe)
 		rc = recipe_key(s, j->spec.recipe, j->recipe_key);
+	if (!rc && j->spec.failure) {
+		if (regcomp(&j->failure, j->spec.failure,
+			    REG_EXTENDED | REG_NOSUB))
+			rc = err_set(ERR_INPUT, "bad 'failure' expression");
+		else
+			j->have_failure = 1;
+	}
 	if (rc) {
 		jobc_free(s, j);
 		return rc;
@@ -425,13 +437,58 @@ struct plan {
 };
 
 struct cstat {
-	enum verdict verdict; /* the latest good/bad/skip, or NONE */
-	int infra;	      /* infra verdicts */
-	int abort;	      /* an infra verdict that must not be retried */
-	int pending;	      /* queued or leased steps */
-	char title[256];      /* of the last infra result */
-	char why[256];	      /* ": title" of the verdict, or "" */
+	enum verdict verdict;	/* the latest good/bad/skip, or NONE */
+	unsigned fails, passes; /* runs of good and bad steps */
+	int other;		/* a failure other than the target */
+	int infra;		/* infra verdicts */
+	int abort;		/* an infra verdict that must not be retried */
+	int pending;		/* queued or leased steps */
+	char title[256];	/* of the last infra result */
+	char why[256];		/* ": title" of the verdict, or "" */
 };
+
+/*
+ * A step's verdict as the bisection takes it: with a target failure
+ * (spec.failure), a failure whose title does not match is another bug,
+ * evidence of neither (it may hide the target), and counts as a skip.
+ * *other is set for those.
+ */
+static enum verdict step_verdict(const struct plan *p,
+				 const struct store_step *st, int *other)
+{
+	enum verdict v = verdict_parse(st->verdict);
+	char *title;
+	int match;
+
+	*other = 0;
+	if (v != VERDICT_BAD || !p->jc->have_failure)
+		return v;
+	title = st->result ? job_json_string(st->result, "title") : NULL;
+	match = !regexec(&p->jc->failure, title ? title : "", 0, NULL, 0);
+	free(title);
+	if (match)
+		return v;
+	*other = 1;
+	return VERDICT_SKIP;
+}
+
+/*
+ * The runs of a done step: a kernel step's result counts them (a bad
+ * step failed runs_failed of its runs); a command is one run.
+ */
+static void step_runs(const struct store_step *st, enum verdict v,
+		      unsigned *fails, unsigned *passes)
+{
+	long long runs = st->result ? job_json_int(st->result, "runs", 1) : 1;
+	long long failed = v == VERDICT_BAD ? 1 : 0;
+
+	if (v == VERDICT_BAD && st->result)
+		failed = job_json_int(st->result, "runs_failed", 1);
+	if (runs < 1 || failed < 0 || failed > runs)
+		runs = 1, failed = v == VERDICT_BAD;
+	*fails = (unsigned)failed;
+	*passes = (unsigned)(runs - failed);
+}
 
 static void commit_status(const struct plan *p, const char *hex,
 			  struct cstat *cs)
@@ -442,6 +499,7 @@ static void commit_status(const struct plan *p, const char *hex,
 	for (i = 0; i < p->nsteps; i++) {
 		const struct store_step *st = &p->steps[i];
 		enum verdict v;
+		int other;
 
 		if (strcmp(st->hex, hex))
 			continue;
@@ -451,7 +509,8 @@ static void commit_status(const struct plan *p, const char *hex,
 		}
 		if (st->state != STEP_DONE)
 			continue;
-		v = verdict_parse(st->verdict);
+		v = step_verdict(p, st, &other);
+		cs->other |= other;
 		if (v == VERDICT_INFRA) {
 			char *t = st->result
 					  ? job_json_string(st->result, "title")
@@ -467,7 +526,12 @@ static void commit_status(const struct plan *p, const char *hex,
 			char *t = st->result
 					  ? job_json_string(st->result, "title")
 					  : NULL;
+			unsigned f = 0, ps = 0;
 
+			if (v == VERDICT_GOOD || v == VERDICT_BAD)
+				step_runs(st, v, &f, &ps);
+			cs->fails += f;
+			cs->passes += ps;
 			cs->verdict = v;
 			snprintf(cs->why, sizeof(cs->why), "%s%s",
 				 t && *t ? ": " : "", t ? t : "");
@@ -567,12 +631,17 @@ static int enqueue(struct plan *p, const char *hex, const char *role,
 		   long long candidates)
 {
 	char key[DIGEST_HEXSZ + 1], verdict[8], *result = NULL;
+	struct cstat cs;
 	long long id;
 	int rc;
 
 	if ((rc = cache_key(p, hex, key)))
 		return rc;
-	rc = store_cache_get(p->s->store, key, verdict, &result);
+	/* a commit run again in this job wants a new run, not the cache's */
+	commit_status(p, hex, &cs);
+	rc = cs.verdict == VERDICT_NONE
+		     ? store_cache_get(p->s->store, key, verdict, &result)
+		     : ERR_NOTFOUND;
 	if (rc && rc != ERR_NOTFOUND)
 		return rc;
 	rc = store_step_insert(p->s->store, &id, p->jc->id, hex, role, p->round,
@@ -653,6 +722,46 @@ static const char *why_of(struct plan *p, const char *hex)
 	return p->why;
 }
 
+/*
+ * The bad endpoint when bisecting to a confidence: run until it failed 3
+ * times or ran endpoint_runs times, so that the engine learns how often
+ * the failure shows.  Its verdict (bad when it failed at all), NONE while
+ * waiting, < 0 when the job ended.
+ */
+static int other_failure(const struct plan *p, const char *hex)
+{
+	struct cstat cs;
+
+	commit_status(p, hex, &cs);
+	return cs.other;
+}
+
+static int need_bad_endpoint(struct plan *p)
+{
+	const struct job_spec *sp = &p->jc->spec;
+	struct cstat cs;
+	int rc;
+
+	for (;;) {
+		commit_status(p, sp->bad, &cs);
+		if (cs.fails >= 3 ||
+		    cs.fails + cs.passes >= (unsigned)sp->endpoint_runs)
+			return cs.fails ? VERDICT_BAD : VERDICT_GOOD;
+		if (cs.verdict == VERDICT_SKIP)
+			return VERDICT_SKIP;
+		if (cs.infra >= 2 || cs.abort) {
+			end_infra(p, sp->bad, &cs);
+			return -1;
+		}
+		if (cs.pending || p->active >= p->slots)
+			return VERDICT_NONE;
+		rc = enqueue(p, sp->bad, "endpoint", 0);
+		if (rc <= 0)
+			return rc;
+		/* answered from the cache: count again */
+	}
+}
+
 static int plan_checks(struct plan *p, char goods[][GU_HEXSZ + 1],
 		       size_t *ngoods)
 {
@@ -665,11 +774,24 @@ static int plan_checks(struct plan *p, char goods[][GU_HEXSZ + 1],
 	*ngoods = 0;
 	gu_oid_parse(&bad, sp->bad);
 	if (sp->check_endpoints) {
-		v = need(p, sp->bad, "endpoint");
+		v = sp->confidence > 0 ? need_bad_endpoint(p)
+				       : need(p, sp->bad, "endpoint");
 		if (v < 0)
 			return v;
+		if (v == VERDICT_SKIP && other_failure(p, sp->bad))
+			return end_failed(p,
+					  "the bad commit %.12s fails, but not "
+					  "with the failure '%s'%s",
+					  sp->bad, sp->failure,
+					  why_of(p, sp->bad));
 		if (v == 0)
 			waiting = 1;
+		else if (v != VERDICT_BAD && sp->confidence > 0 &&
+			 v == VERDICT_GOOD)
+			return end_failed(p,
+					  "the bad commit %.12s does not fail "
+					  "in %d runs: nothing to bisect",
+					  sp->bad, sp->endpoint_runs);
 		else if (v != VERDICT_BAD)
 			return end_failed(p,
 					  "the bad commit %.12s does not fail: "
@@ -780,46 +902,163 @@ static struct engine *make_engine(struct plan *p)
 	for (i = 0; i < g->nedges; i++)
 		engine_add_parent(e, g->edge_child[i], g->edge_parent[i]);
 	gu_oid_parse(&bad, p->jc->spec.bad);
-	engine_mark(e, (uint32_t)gu_graph_find(g, &bad), VERDICT_BAD);
+	engine_set_bad(e, (uint32_t)gu_graph_find(g, &bad));
+	engine_set_confidence(e, p->jc->spec.confidence,
+			      (unsigned long)p->jc->spec.max_runs);
+	/* without the endpoint's runs, the user's word that it fails */
+	if (!p->jc->spec.check_endpoints)
+		engine_mark(e, (uint32_t)gu_graph_find(g, &bad), VERDICT_BAD);
 	for (i = 0; i < p->nsteps; i++) {
 		struct gu_oid oid;
-		enum verdict v = verdict_parse(p->steps[i].verdict);
+		int other;
+		enum verdict v = step_verdict(p, &p->steps[i], &other);
+		unsigned f, ps;
 
 		if (p->steps[i].state != STEP_DONE || v == VERDICT_INFRA ||
 		    v == VERDICT_NONE)
 			continue;
 		gu_oid_parse(&oid, p->steps[i].hex);
 		idx = gu_graph_find(g, &oid);
-		if (idx >= 0)
+		if (idx < 0)
+			continue;
+		if (v == VERDICT_GOOD || v == VERDICT_BAD) {
+			step_runs(&p->steps[i], v, &f, &ps);
+			engine_observe(e, (uint32_t)idx, f, ps);
+		} else {
 			engine_mark(e, (uint32_t)idx, v);
+		}
 	}
 	return e;
+}
+
+/*
+ * What the bisection concluded and how sure it is, as JSON for the job's
+ * outcome: the probability of the answer under the engine's model of an
+ * intermittent failure (computed for git's bisection too), the learned
+ * failure rate, whether the culprit was verified, and the likeliest
+ * candidates.  NULL when out of memory; the caller frees.
+ */
+struct likely {
+	uint32_t c;
+	double p;
+};
+
+static int more_likely(const void *a, const void *b)
+{
+	double pa = ((const struct likely *)a)->p,
+	       pb = ((const struct likely *)b)->p;
+
+	return pa < pb ? 1 : pa > pb ? -1 : 0;
+}
+
+static char *outcome_json(struct plan *p, struct engine *e,
+			  enum engine_state st, uint32_t pick)
+{
+	const struct gu_graph *g = &p->jc->graph;
+	const struct job_spec *sp = &p->jc->spec;
+	struct likely *top = calloc(g->n ? g->n : 1, sizeof(*top));
+	size_t ntop = 0, i, k;
+	char hex[GU_HEXSZ + 1];
+	struct buf b;
+	char *out;
+
+	if (!top)
+		return NULL;
+	/* the ten likeliest commits, most probable first */
+	for (i = 0; i < g->n; i++) {
+		top[ntop].c = (uint32_t)i;
+		top[ntop].p = engine_probability(e, (uint32_t)i);
+		ntop += top[ntop].p >= 0.001;
+	}
+	qsort(top, ntop, sizeof(*top), more_likely);
+	if (ntop > 10)
+		ntop = 10;
+	buf_init(&b, 1 << 16);
+	buf_printf(&b, "{\"confidence\":%.4f,\"target_confidence\":%.4f,",
+		   st == ENGINE_FOUND ? engine_probability(e, pick)
+		   : ntop	      ? top[0].p
+				      : 0.0,
+		   sp->confidence);
+	buf_printf(&b,
+		   "\"failure_rate\":%.4f,\"intermittent\":%s,\"runs\":%lu,",
+		   engine_failure_rate(e),
+		   engine_is_noisy(e) ? "true" : "false", engine_runs(e));
+	buf_printf(&b, "\"verified\":%s,\"verification\":\"%s\",",
+		   st == ENGINE_FOUND && sp->confidence > 0 ? "true" : "false",
+		   st != ENGINE_FOUND ? "no culprit to verify"
+		   : sp->confidence > 0
+			   ? "the culprit failed again and its parents passed"
+			   : "not verified: git's bisection (no confidence "
+			     "asked for)");
+	buf_puts(&b, "\"other_failures\":[");
+	for (i = 0, k = 0; i < p->nsteps; i++) {
+		int other;
+		char *t;
+
+		if (p->steps[i].state != STEP_DONE)
+			continue;
+		step_verdict(p, &p->steps[i], &other);
+		t = other ? job_json_string(p->steps[i].result, "title") : NULL;
+		if (t) {
+			char *q = json_quote(t);
+
+			buf_printf(&b, "%s{\"commit\":\"%s\",\"title\":%s}",
+				   k++ ? "," : "", p->steps[i].hex,
+				   q ? q : "\"\"");
+			free(q);
+		}
+		free(t);
+	}
+	buf_puts(&b, "],\"candidates\":[");
+	for (i = 0; i < ntop; i++) {
+		gu_oid_hex(hex, &g->oids[top[i].c]);
+		buf_printf(&b, "%s{\"commit\":\"%s\",\"probability\":%.4f}",
+			   i ? "," : "", hex, top[i].p);
+	}
+	free(top);
+	out = buf_puts(&b, "]}") ? NULL : strdup(buf_str(&b));
+	buf_release(&b);
+	return out;
 }
 
 static int finish_bisect(struct plan *p, struct engine *e, enum engine_state st,
 			 uint32_t pick)
 {
 	const struct gu_graph *g = &p->jc->graph;
-	char hex[GU_HEXSZ + 1];
+	char hex[GU_HEXSZ + 1], *outcome;
 	struct buf why;
 	uint32_t *idx;
 	size_t n, i;
 	int rc;
 
+	if (st == ENGINE_NOTHING)
+		return end_failed(p, "no commit left to test");
+	outcome = outcome_json(p, e, st, pick);
+	rc = outcome ? store_job_set_outcome(p->s->store, p->jc->id, outcome)
+		     : err_set(ERR_NOMEM, "out of memory");
+	free(outcome);
+	if (rc)
+		return rc;
 	if (st == ENGINE_FOUND) {
 		gu_oid_hex(hex, &g->oids[pick]);
 		return end_job(p, JOB_DONE, "found", hex, NULL);
 	}
-	if (st == ENGINE_NOTHING)
-		return end_failed(p, "no commit left to test");
 	n = engine_candidate_count(e);
 	idx = calloc(n ? n : 1, sizeof(*idx));
 	if (!idx)
 		return err_set(ERR_NOMEM, "out of memory");
 	n = engine_candidates(e, idx, n);
 	buf_init(&why, 1 << 20);
-	buf_puts(&why, "only skipped commits left; the first bad commit is "
-		       "one of:");
+	if (p->jc->spec.confidence > 0 && engine_is_noisy(e))
+		buf_printf(&why,
+			   "the confidence %.2f was not reached in %lu runs "
+			   "(the failure shows on %.0f%% of the runs of a bad "
+			   "commit); the first bad commit is one of:",
+			   p->jc->spec.confidence, engine_runs(e),
+			   100 * engine_failure_rate(e));
+	else
+		buf_puts(&why, "only skipped commits left; the first bad "
+			       "commit is one of:");
 	for (i = 0; i < n; i++) {
 		gu_oid_hex(hex, &g->oids[idx[i]]);
 		buf_printf(&why, " %s", hex);
@@ -860,7 +1099,7 @@ static int plan_bisect(struct plan *p)
 		if (!e)
 			return ERR_NOMEM;
 		st = engine_next(e, &pick);
-		if (st != ENGINE_TEST) {
+		if (st != ENGINE_TEST && st != ENGINE_VERIFY) {
 			rc = finish_bisect(p, e, st, pick);
 			engine_free(e);
 			return rc < 0 ? rc : 0;
@@ -922,7 +1161,8 @@ static int plan_bisect(struct plan *p)
 			char hex[GU_HEXSZ + 1];
 
 			gu_oid_hex(hex, &p->jc->graph.oids[more[i]]);
-			rc = enqueue(p, hex, "bisect",
+			rc = enqueue(p, hex,
+				     st == ENGINE_VERIFY ? "verify" : "bisect",
 				     (long long)engine_candidate_count(e));
 			if (rc < 0) {
 				engine_free(e);

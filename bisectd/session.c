@@ -22,6 +22,7 @@ void session_release(struct session *s)
 	free(s->steps);
 	free(s->candidates);
 	free(s->stop_reason);
+	free(s->outcome);
 	buf_release(&s->log);
 }
 

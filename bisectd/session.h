@@ -29,6 +29,7 @@ struct session {
 	size_t ncandidates;
 	struct buf log;	   /* the bisect log */
 	char *stop_reason; /* why the job stopped early, or NULL */
+	char *outcome;	   /* the scheduler's confidence and evidence (JSON) */
 };
 
 void session_init(struct session *s);

@@ -31,7 +31,7 @@ static const char schema[] =
 	" hook_state TEXT NOT NULL DEFAULT 'none',"
 	" hook_attempts INTEGER NOT NULL DEFAULT 0,"
 	" hook_next REAL NOT NULL DEFAULT 0, hook_error TEXT,"
-	" candidates INTEGER NOT NULL DEFAULT 0);"
+	" candidates INTEGER NOT NULL DEFAULT 0, outcome TEXT);"
 	"CREATE INDEX IF NOT EXISTS jobs_state ON jobs(state, id);"
 	"CREATE TABLE IF NOT EXISTS steps ("
 	" id INTEGER PRIMARY KEY, job INTEGER NOT NULL REFERENCES jobs(id),"
@@ -54,7 +54,26 @@ static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS artifacts ("
 	" step INTEGER NOT NULL, name TEXT NOT NULL, size INTEGER NOT NULL,"
 	" sha256 TEXT NOT NULL, PRIMARY KEY(step, name));"
-	"PRAGMA user_version = 1;";
+	"PRAGMA user_version = 2;";
+
+/* a state database of version 1 gets the columns that came later */
+static int upgrade(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int version = 0;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL))
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		version = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (version != 1)
+		return 0;
+	return sqlite3_exec(db, "ALTER TABLE jobs ADD COLUMN outcome TEXT;",
+			    NULL, NULL, NULL) == SQLITE_OK
+		       ? 0
+		       : -1;
+}
 
 static int db_err(struct store *s, const char *what)
 {
@@ -94,6 +113,7 @@ int store_open(struct store **out, const char *path)
 			 "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
 			 "PRAGMA foreign_keys=ON;",
 			 NULL, NULL, NULL) != SQLITE_OK ||
+	    upgrade(s->db) ||
 	    sqlite3_exec(s->db, schema, NULL, NULL, NULL) != SQLITE_OK) {
 		rc = err_set(ERR_INFRA, "state database '%s': %s", path,
 			     sqlite3_errmsg(s->db));
@@ -246,6 +266,7 @@ void store_job_release(struct store_job *j)
 	free(j->callback);
 	free(j->hook_state);
 	free(j->hook_error);
+	free(j->outcome);
 	memset(j, 0, sizeof(*j));
 }
 
@@ -266,7 +287,7 @@ int store_job_insert(struct store *s, long long *id, const char *type,
 #define JOB_COLUMNS                                                            \
 	"id, type, state, spec, result, culprit, reason, created, started,"    \
 	" finished, callback, hook_state, hook_attempts, hook_next,"           \
-	" hook_error, candidates"
+	" hook_error, candidates, outcome"
 
 static void job_from_row(struct store_job *j, sqlite3_stmt *st)
 {
@@ -286,6 +307,7 @@ static void job_from_row(struct store_job *j, sqlite3_stmt *st)
 	j->hook_next = sqlite3_column_double(st, 13);
 	j->hook_error = col_dup(st, 14);
 	j->candidates = sqlite3_column_int64(st, 15);
+	j->outcome = col_dup(st, 16);
 }
 
 int store_job_get(struct store *s, long long id, struct store_job *out)
@@ -394,6 +416,12 @@ int store_job_set_candidates(struct store *s, long long id, long long n)
 			   "UPDATE jobs SET candidates = ? WHERE id = ? AND "
 			   "candidates = 0",
 			   "ll", n, id));
+}
+
+int store_job_set_outcome(struct store *s, long long id, const char *outcome)
+{
+	return run(s, prep(s, "UPDATE jobs SET outcome = ? WHERE id = ?", "sl",
+			   outcome, id));
 }
 
 int store_job_start(struct store *s, long long id)

@@ -43,9 +43,13 @@ struct store_job {
 	double hook_next;
 	char *hook_error;
 	long long candidates; /* when the bisection proper began */
+	char *outcome; /* a bisection's confidence and evidence, JSON, or NULL */
 };
 
 void store_job_release(struct store_job *j);
+
+/* Record what a bisection concluded and how sure it is (JSON). */
+int store_job_set_outcome(struct store *s, long long id, const char *outcome);
 
 int store_job_insert(struct store *s, long long *id, const char *type,
 		     const char *spec, const char *callback);

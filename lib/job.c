@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <regex.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -233,6 +234,10 @@ static const struct field spec_fields[] = {
 	{ "command", F_STR, SPEC(command), 4096 },
 	{ "test", F_STR, SPEC(test), 65536 },
 	{ "runs", F_INT, SPEC(runs), 100 },
+	{ "confidence", F_REAL, SPEC(confidence), 0 },
+	{ "failure", F_STR, SPEC(failure), 1024 },
+	{ "max_runs", F_INT, SPEC(max_runs), 100000 },
+	{ "endpoint_runs", F_INT, SPEC(endpoint_runs), 100 },
 	{ "check_endpoints", F_BOOL, SPEC(check_endpoints), 0 },
 	{ "max_workers", F_INT, SPEC(max_workers), 1024 },
 	{ "callback", F_STR, SPEC(callback), 2048 },
@@ -258,6 +263,7 @@ void job_spec_release(struct job_spec *j)
 	free(j->test);
 	free(j->callback);
 	free(j->source);
+	free(j->failure);
 	for (i = 0; i < j->npatches; i++) {
 		free(j->patch_names[i]);
 		free(j->patch_texts[i]);
@@ -272,6 +278,7 @@ static int spec_from(struct job_spec *out, json_t *o)
 
 	memset(out, 0, sizeof(*out));
 	out->runs = 1;
+	out->endpoint_runs = 10;
 	out->check_endpoints = -1;
 	out->deb = 1;
 	if (!type || !json_is_string(type))
@@ -319,8 +326,29 @@ static int spec_from(struct job_spec *out, json_t *o)
 				       "a test job has 'commit', not "
 				       "'bad' or 'good'");
 	}
+	if (out->confidence != 0 &&
+	    !(out->confidence >= 0.5 && out->confidence < 1))
+		return err_set(ERR_INPUT, "field 'confidence' must be 0 (git's "
+					  "bisection) or from 0.5 to below 1");
+	if (out->failure) {
+		regex_t re;
+		int bad = regcomp(&re, out->failure, REG_EXTENDED | REG_NOSUB);
+
+		if (bad)
+			return err_set(ERR_INPUT,
+				       "field 'failure' is not a valid "
+				       "extended regular expression");
+		regfree(&re);
+		if (strcmp(out->type, "bisect"))
+			return err_set(ERR_INPUT,
+				       "'failure' is for bisect jobs");
+	}
+	if (out->endpoint_runs < 1)
+		return err_set(ERR_INPUT,
+			       "field 'endpoint_runs' must be at least 1");
 	if (out->check_endpoints < 0)
-		out->check_endpoints = out->recipe != NULL;
+		out->check_endpoints =
+			out->recipe || out->confidence > 0 || out->failure;
 	if (out->callback && strncmp(out->callback, "http://", 7) &&
 	    strncmp(out->callback, "https://", 8))
 		return err_set(ERR_INPUT,
@@ -369,6 +397,13 @@ static json_t *spec_json(const struct job_spec *j)
 	put_str(o, "command", j->command);
 	put_str(o, "test", j->test);
 	json_object_set_new(o, "runs", json_integer(j->runs));
+	if (!strcmp(j->type, "bisect")) {
+		json_object_set_new(o, "confidence", json_real(j->confidence));
+		json_object_set_new(o, "max_runs", json_integer(j->max_runs));
+		json_object_set_new(o, "endpoint_runs",
+				    json_integer(j->endpoint_runs));
+		put_str(o, "failure", j->failure);
+	}
 	json_object_set_new(o, "check_endpoints",
 			    json_boolean(j->check_endpoints));
 	json_object_set_new(o, "max_workers", json_integer(j->max_workers));
@@ -613,6 +648,15 @@ char *job_json_string(const char *json, const char *field)
 	return s;
 }
 
+long long job_json_int(const char *json, const char *field, long long dflt)
+{
+	json_t *o = json_loads(json, 0, NULL), *v = json_object_get(o, field);
+	long long n = json_is_integer(v) ? json_integer_value(v) : dflt;
+
+	json_decref(o);
+	return n;
+}
+
 int job_json_true(const char *json, const char *field)
 {
 	json_t *o = json_loads(json, 0, NULL);
@@ -663,4 +707,13 @@ int job_doc_steps(const char *json,
 char *job_error_json(const char *msg)
 {
 	return dump(json_pack("{s:s}", "error", msg));
+}
+
+char *json_quote(const char *s)
+{
+	json_t *v = json_string(s);
+	char *out = v ? json_dumps(v, JSON_ENCODE_ANY) : NULL;
+
+	json_decref(v);
+	return out;
 }

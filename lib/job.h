@@ -24,6 +24,14 @@ struct job_spec {
 	char *command; /* generic mode: a shell command, git bisect run's codes */
 	char *test;    /* guest test script (text), or NULL */
 	int runs;
+	/* bisect: the probability at which a culprit is found (0: git's
+	 * bisection, where every verdict is taken as certain), the runs
+	 * after which it stops ambiguous (0: no limit), and the most runs of
+	 * the bad endpoint while it has not failed 3 times */
+	double confidence;
+	char *failure; /* the target failure: an ERE on crash titles */
+	int max_runs;
+	int endpoint_runs;
 	int check_endpoints; /* test bad and goods first */
 	int max_workers;     /* 0: as many as there are */
 	char *callback;	     /* webhook URL, or NULL */
@@ -87,6 +95,9 @@ int job_result_check(const char *body, size_t len, char verdict[8]);
 /* A field of a JSON object as a string (NULL if absent).  Caller frees. */
 char *job_json_string(const char *json, const char *field);
 
+/* An integer field of a JSON object, or dflt. */
+long long job_json_int(const char *json, const char *field, long long dflt);
+
 /* 1 when a field of a JSON object is true. */
 int job_json_true(const char *json, const char *field);
 
@@ -103,6 +114,9 @@ struct job_doc_step {
 int job_doc_steps(const char *json,
 		  void (*fn)(const struct job_doc_step *st, void *payload),
 		  void *payload);
+
+/* s as a JSON string literal, quotes included.  Caller frees. */
+char *json_quote(const char *s);
 
 /* {"error": msg} */
 char *job_error_json(const char *msg);
