@@ -55,6 +55,7 @@ int engine_new(struct engine **out, size_t n)
 	e->bad = -1;
 	e->bad0 = -1;
 	e->dirty = 1;
+	e->det_found = -1;
 	if (!e->par || !e->npar || !e->cappar || !e->good_reach ||
 	    !e->skipped || !e->in_c || !e->weight || !e->seen || !e->stack ||
 	    engine_noisy_alloc(e)) {
@@ -306,6 +307,7 @@ static int det_mark(struct engine *e, uint32_t commit, enum verdict v)
 		return 0;
 	}
 	e->dirty = 1;
+	e->det_found = -1;
 	return 0;
 }
 
@@ -400,8 +402,11 @@ static int det_drives(struct engine *e)
 {
 	uint32_t x;
 
-	return e->confidence <= 0 ||
-	       (!e->noisy && det_next(e, &x) != ENGINE_FOUND);
+	if (e->confidence <= 0)
+		return 1;
+	if (e->det_found < 0) /* git's answer changes only with a verdict */
+		e->det_found = det_next(e, &x) == ENGINE_FOUND;
+	return !e->noisy && !e->det_found;
 }
 
 enum engine_state engine_next(struct engine *e, uint32_t *out)

@@ -21,10 +21,11 @@ struct engine {
 	uint8_t *good_reach, *skipped, *in_c;
 	uint32_t *weight, *seen, stamp;
 	uint32_t *stack;
-	int64_t bad;  /* -1 until a bad commit is marked */
-	int64_t bad0; /* the first bad commit marked: the range's top */
-	int dirty;    /* candidates and weights need recomputing */
-	size_t nc;    /* candidate count when !dirty */
+	int64_t bad;   /* -1 until a bad commit is marked */
+	int64_t bad0;  /* the first bad commit marked: the range's top */
+	int dirty;     /* candidates and weights need recomputing */
+	int det_found; /* git's half has found a culprit; -1: not known */
+	size_t nc;     /* candidate count when !dirty */
 
 	/* observations: runs of the target failure and clean passes */
 	uint32_t *fails, *passes;

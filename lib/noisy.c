@@ -398,21 +398,24 @@ static int by_probability(const void *a, const void *b, void *payload)
  */
 size_t engine_noisy_candidates(struct engine *e, uint32_t *out, size_t max)
 {
+	uint32_t *order = malloc(e->n * sizeof(*order));
 	size_t n = 0, i, k;
 	double sum = 0;
 
-	if (posterior(e))
+	if (!order || posterior(e)) {
+		free(order);
 		return 0;
+	}
 	for (i = 0; i < e->n; i++)
 		if (e->post[i] > 0)
-			e->cnt[n++] = (uint32_t)i;
-	qsort_r(e->cnt, n, sizeof(*e->cnt), by_probability, e->post);
+			order[n++] = (uint32_t)i;
+	qsort_r(order, n, sizeof(*order), by_probability, e->post);
 	for (k = 0; k < n && sum < 0.99; k++) {
-		sum += e->post[e->cnt[k]];
+		sum += e->post[order[k]];
 		if (out && k < max)
-			out[k] = e->cnt[k];
+			out[k] = order[k];
 	}
-	e->post_dirty = 1; /* cnt was used as scratch */
+	free(order);
 	return out && k > max ? max : k;
 }
 
