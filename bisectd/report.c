@@ -567,6 +567,10 @@ int report_mail(struct buf *b, const struct session *s,
 			indented(b, cs->excerpt, "  ");
 		}
 	}
+	if (s->outcome) {
+		buf_puts(b, "\n");
+		text_outcome(b, s);
+	}
 	buf_printf(b, "\nSteps (%zu candidates at the start):\n\n",
 		   s->initial_candidates);
 	buf_printf(b, "  %-3s %-12s %-10s %-7s %s\n", "#", "commit", "role",

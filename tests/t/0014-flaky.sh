@@ -91,4 +91,8 @@ wait_job "$id" 120
 check "the job finds the culprit at $(jq .confidence "$SCRATCH/job") confidence, verified" \
 	jq_true "$SCRATCH/job" ".culprit == \"$CULPRIT\" and .confidence >= 0.95 and
 		.verified == true and (.probabilities | length >= 1)"
+api GET "jobs/$id/report.txt" > /dev/null
+check "the mail report says how sure, and that it is intermittent" \
+	'grep -q "^confidence: 9[5-9]% (asked for 95%); the culprit failed again" "$SCRATCH/body" &&
+	 grep -q "^intermittent: the failure showed on about [0-9]*% of the runs" "$SCRATCH/body"'
 done_testing
