@@ -14,12 +14,17 @@
  *              and idle slots get engine_next_more() picks that split
  *              what the running probes leave
  *
- * A commit is never tested twice for the same question: any step's
- * verdict on a commit counts for every role, and before a step is queued
- * the result cache is asked, keyed in kernel mode by the commit's tree,
- * the recipe (its file and the fragments and base config it names), the
- * test and the runs, and in generic mode by the commit and the command.  An infra verdict is retried once; a second one fails
- * the job, as a verdict is never guessed.
+ * Without a confidence a commit is never tested twice for the same
+ * question: any step's verdict on a commit counts for every role, and
+ * before a commit's first step is queued the result cache is asked,
+ * keyed in kernel mode by the commit's tree, the recipe (its file and the
+ * fragments and base config it names), the test and the runs, and in
+ * generic mode by the commit and the command.  With a confidence the
+ * engine may want more runs of a commit (the bad endpoint until it
+ * failed 3 times, noisy probes, verification): each is a step of its
+ * own, every step's runs are observations, and the job's outcome says
+ * how sure its answer is.  An infra verdict is retried once; a second
+ * one fails the job, as a verdict is never guessed.
  *
  * Because every decision comes from the store, the daemon can die at any
  * point and the next tick decides the same; a job is ended by a
