@@ -92,6 +92,14 @@ struct common {
 	int max_runs, endpoint_runs;
 };
 
+/* Long options without a letter (the letters are the commands' own). */
+enum {
+	OPT_CONFIDENCE = 256,
+	OPT_FAILURE,
+	OPT_MAX_RUNS,
+	OPT_ENDPOINT_RUNS,
+};
+
 /* Parse one common option; 1 if it was one, 0 if not, -1 on error. */
 static int common_opt(struct common *c, int opt, const char *arg)
 {
@@ -118,7 +126,7 @@ static int common_opt(struct common *c, int opt, const char *arg)
 	case 'R':
 		c->replay = arg;
 		return 1;
-	case 'C': {
+	case OPT_CONFIDENCE: {
 		char *end;
 
 		c->confidence = strtod(arg, &end);
@@ -131,7 +139,7 @@ static int common_opt(struct common *c, int opt, const char *arg)
 		}
 		return 1;
 	}
-	case 'F': {
+	case OPT_FAILURE: {
 		regex_t re;
 
 		if (regcomp(&re, arg, REG_EXTENDED | REG_NOSUB)) {
@@ -145,20 +153,22 @@ static int common_opt(struct common *c, int opt, const char *arg)
 		c->failure = arg;
 		return 1;
 	}
-	case 'M':
-	case 'E': {
+	case OPT_MAX_RUNS:
+	case OPT_ENDPOINT_RUNS: {
 		char *end;
 		long n = strtol(arg, &end, 10);
 
-		if (*end || n < 1 || n > (opt == 'M' ? 100000 : 100)) {
+		if (*end || n < 1 || n > (opt == OPT_MAX_RUNS ? 100000 : 100)) {
 			err_set(ERR_INPUT,
 				"--%s needs a number from 1 to %d, "
 				"not '%s'",
-				opt == 'M' ? "max-runs" : "endpoint-runs",
-				opt == 'M' ? 100000 : 100, arg);
+				opt == OPT_MAX_RUNS ? "max-runs"
+						    : "endpoint-runs",
+				opt == OPT_MAX_RUNS ? 100000 : 100, arg);
 			return -1;
 		}
-		*(opt == 'M' ? &c->max_runs : &c->endpoint_runs) = (int)n;
+		*(opt == OPT_MAX_RUNS ? &c->max_runs : &c->endpoint_runs) =
+			(int)n;
 		return 1;
 	}
 	case 'W': {
@@ -185,10 +195,11 @@ static int common_opt(struct common *c, int opt, const char *arg)
 		{ "json", required_argument, NULL, 'j' },                      \
 		{ "out", required_argument, NULL, 'o' },                       \
 		{ "replay", required_argument, NULL, 'R' },                    \
-		{ "confidence", required_argument, NULL, 'C' },                \
-		{ "failure", required_argument, NULL, 'F' },                   \
-		{ "max-runs", required_argument, NULL, 'M' },                  \
-		{ "endpoint-runs", required_argument, NULL, 'E' },             \
+		{ "confidence", required_argument, NULL, OPT_CONFIDENCE },     \
+		{ "failure", required_argument, NULL, OPT_FAILURE },           \
+		{ "max-runs", required_argument, NULL, OPT_MAX_RUNS },         \
+		{ "endpoint-runs", required_argument, NULL,                    \
+		  OPT_ENDPOINT_RUNS },                                         \
 	{                                                                      \
 		"workers", required_argument, NULL, 'W'                        \
 	}
