@@ -28,5 +28,12 @@ expect_exit 2 "unknown revision" \
 one_line_error "unknown revision 'nope'"
 expect_exit 2 "test without --commit" "$BISECTCTL" test --repo "$repo" --recipe tiny
 one_line_error "test needs --commit REV"
+# the options of every command keep their own meaning beside bisect's
+expect_exit 2 "test --commit with an unknown recipe" \
+	"$BISECTCTL" test --repo "$repo" --commit "$GOOD" --recipe nosuch
+one_line_error "unknown recipe 'nosuch'"
+expect_exit 2 "build --format bogus" "$BISECTCTL" build --repo "$repo" \
+	--commit "$GOOD" --recipe tiny --format bogus
+one_line_error "unknown package format 'bogus': deb or rpm"
 check "nothing was written to the cache" [ ! -e "$BISECTD_CACHE" ]
 done_testing
