@@ -85,7 +85,9 @@ static void progress(struct embed *e, const struct session_step *st)
 	fprintf(f, ": %.12s %s", st->hex, verdict_name(st->verdict));
 	if (st->title && *st->title)
 		fprintf(f, " (%s)", st->title);
-	if (st->build_s > 0 || st->boot_s > 0)
+	if (st->build_cached)
+		fprintf(f, " [kernel from the cache, boot %.1f s]", st->boot_s);
+	else if (st->build_s > 0 || st->boot_s > 0)
 		fprintf(f, " [checkout %.1f s, build %.1f s, boot %.1f s]",
 			st->checkout_s, st->build_s, st->boot_s);
 	else

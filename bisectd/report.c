@@ -84,6 +84,11 @@ static json_t *step_json(const struct session_step *st)
 		json_object_set_new(o, "accel", json_string(st->accel));
 	if (st->cached)
 		json_object_set_new(o, "cached", json_true());
+	if (st->build_cached)
+		json_object_set_new(o, "build_cached", json_true());
+	if (*st->image_sha256)
+		json_object_set_new(o, "image_sha256",
+				    json_string(st->image_sha256));
 	if (st->abort)
 		json_object_set_new(o, "abort", json_true());
 	if (st->worker)
@@ -603,11 +608,19 @@ static void step_text(struct buf *text, const struct session_step *st)
 {
 	buf_printf(text, "%s %s%s%s\n", st->hex, verdict_name(st->verdict),
 		   *st->title ? ": " : "", st->title);
-	buf_printf(text,
-		   "checkout %.1f s, config %.1f s, build %.1f s, "
-		   "boot %.1f s (%d run(s), %d failed)\n",
-		   st->checkout_s, st->config_s, st->build_s, st->boot_s,
-		   st->runs, st->runs_failed);
+	if (st->build_cached)
+		buf_printf(text,
+			   "kernel from the cache, boot %.1f s (%d run(s), "
+			   "%d failed)\n",
+			   st->boot_s, st->runs, st->runs_failed);
+	else
+		buf_printf(text,
+			   "checkout %.1f s, config %.1f s, build %.1f s, "
+			   "boot %.1f s (%d run(s), %d failed)\n",
+			   st->checkout_s, st->config_s, st->build_s,
+			   st->boot_s, st->runs, st->runs_failed);
+	if (*st->image_sha256)
+		buf_printf(text, "image sha256: %s\n", st->image_sha256);
 	if (st->build_log)
 		buf_printf(text, "build log: %s\n", st->build_log);
 	if (st->console_log)
@@ -702,6 +715,10 @@ int report_step_parse(struct session_step *st, const char *json)
 	st->config_notes = dup_field(o, "config_notes");
 	st->abort = json_is_true(json_object_get(o, "abort"));
 	st->cached = json_is_true(json_object_get(o, "cached"));
+	st->build_cached = json_is_true(json_object_get(o, "build_cached"));
+	v = json_object_get(o, "image_sha256");
+	if (json_is_string(v) && strlen(json_string_value(v)) == 64)
+		memcpy(st->image_sha256, json_string_value(v), 65);
 	accel = dup_field(o, "accel");
 	st->accel = !accel ? NULL : !strcmp(accel, "kvm") ? "kvm" : "tcg";
 	free(accel);

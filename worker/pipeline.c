@@ -14,6 +14,15 @@
  *   build    --fail--> skip   (with the first compiler error)
  *   boot x runs: any infra -> infra; any bad -> bad; all good -> good
  *
+ * A bisection's builds are reproducible: the user and host are fixed,
+ * and the caller fixes the build number, timestamp and local version
+ * (steprun.c: #1, a fixed date, no "+" from the worktree's git state),
+ * so one tree gives one image.  A recipe without modules keeps its images in the kernel cache
+ * (kcache.c), keyed by the tree: a step whose tree was built before, in
+ * this job or another, skips checkout, config and build and boots the
+ * cached image.  Every step reports its image's SHA-256, which is how a
+ * culprit that does not change the built kernel is recognised.
+ *
  * Nothing here decides what a failure to run means for the bisection:
  * that is the caller's business.
  */
@@ -22,7 +31,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "digest.h"
 #include "error.h"
+#include "kcache.h"
 #include "util.h"
 #include "worker.h"
 
@@ -76,7 +87,10 @@ static int make_env(const struct step_spec *s, const char *src,
 			   : NULL;
 	char *bv = s->build_version ? util_fmt("KBUILD_BUILD_VERSION=%s",
 					       s->build_version)
-				    : NULL;
+				    : NULL,
+	     *ts = s->build_timestamp ? util_fmt("KBUILD_BUILD_TIMESTAMP=%s",
+						 s->build_timestamp)
+				      : NULL;
 	char jobs[32], *t = strdup(targets), *tok, *save = NULL;
 	char *ccenv = ccache_dir_env();
 	const char *env[] = { ccenv ? ccenv : extra_env,
@@ -104,6 +118,8 @@ static int make_env(const struct step_spec *s, const char *src,
 		argv[n++] = "CC=ccache gcc";
 	argv[n++] = "KBUILD_BUILD_USER=bisectd";
 	argv[n++] = "KBUILD_BUILD_HOST=bisectd";
+	if (ts)
+		argv[n++] = ts;
 	if (lv)
 		argv[n++] = lv;
 	if (bv)
@@ -118,6 +134,7 @@ static int make_env(const struct step_spec *s, const char *src,
 	free(arch);
 	free(lv);
 	free(bv);
+	free(ts);
 	free(t);
 	free(ccenv);
 	return rc;
@@ -358,8 +375,31 @@ out:
 	return rc;
 }
 
+/*
+ * The kernel cache's key for this step, or 0 when the step's kernel is
+ * not cached (a recipe with modules, a build job's own targets).
+ */
+static int cache_key(char key[KCACHE_KEYSZ + 1], const struct step_spec *s)
+{
+	char tree[GU_HEXSZ + 1];
+	struct kcache_inputs in = { .tree = tree,
+				    .image = s->recipe->image,
+				    .targets = s->recipe->targets,
+				    .localversion = s->localversion,
+				    .build_version = s->build_version };
+
+	if (!kcache_enabled() || s->recipe->modules || s->build_targets ||
+	    !s->build_timestamp || gu_tree_hex(s->repo, &s->commit, tree))
+		return 0;
+	in.recipe_hash = recipe_hash(s->recipe);
+	return kcache_key(key, &in) == 0;
+}
+
 int pipeline_run(struct step_result *out, const struct step_spec *s)
 {
+	char key[KCACHE_KEYSZ + 1];
+	struct kcache_entry hit = { 0 };
+	int cacheable = cache_key(key, s);
 	char *src = util_fmt("%s/src", s->work_dir);
 	char *build = util_fmt("%s/build", s->work_dir);
 	char *moddir = util_fmt("%s/modroot", s->work_dir);
@@ -384,6 +424,16 @@ int pipeline_run(struct step_result *out, const struct step_spec *s)
 		goto out;
 	unlink(out->build_log);
 
+	if (cacheable && kcache_lookup(&hit, key)) {
+		/* this tree was built before: boot that image */
+		out->build_cached = 1;
+		memcpy(out->image_sha256, hit.sha256, sizeof(hit.sha256));
+		if (!buf_read_file(&cfg, hit.config))
+			util_write_atomic(out->config_path, cfg.ptr, cfg.len);
+		kernel = hit.image;
+		hit.image = NULL;
+		goto boot;
+	}
 	t0 = util_now();
 	if (gu_checkout(s->repo, src, &s->commit)) {
 		out->verdict = VERDICT_INFRA;
@@ -418,6 +468,14 @@ int pipeline_run(struct step_result *out, const struct step_spec *s)
 		goto out;
 
 	kernel = util_fmt("%s/%s", build, s->recipe->image);
+	if (!kernel || digest_file_hex(out->image_sha256, kernel)) {
+		out->verdict = VERDICT_INFRA;
+		set_text(&out->title, kernel ? err_last() : "out of memory");
+		goto out;
+	}
+	if (cacheable && config)
+		kcache_store(key, kernel, config, out->image_sha256);
+boot:
 	/* in work_dir, not step_dir: with modules it is large, and each
 	 * step would keep one */
 	initrd = util_fmt("%s/initramfs.cpio", s->work_dir);
@@ -442,6 +500,7 @@ out:
 	free(kernel);
 	free(initrd);
 	free(config);
+	kcache_entry_release(&hit);
 	return rc;
 }
 

@@ -19,6 +19,9 @@
 #include "util.h"
 #include "worker.h"
 
+/* uname -v's date in a bisection's kernels: fixed, so builds repeat */
+#define STEP_TIMESTAMP "Sun Jan 1 00:00:00 UTC 2023"
+
 void session_step_release(struct session_step *st)
 {
 	free(st->title);
@@ -121,8 +124,18 @@ static char *take(char **p)
 
 int steprun_kernel(struct session_step *st, const struct step_spec *spec)
 {
+	struct step_spec s = *spec;
 	struct step_result r;
-	int rc = pipeline_run(&r, spec);
+	int rc;
+
+	/* reproducible: one tree, one image (pipeline.c) */
+	if (!s.localversion)
+		s.localversion = "";
+	if (!s.build_version)
+		s.build_version = "1";
+	if (!s.build_timestamp)
+		s.build_timestamp = STEP_TIMESTAMP;
+	rc = pipeline_run(&r, &s);
 
 	if (rc) {
 		step_result_release(&r);
@@ -135,13 +148,15 @@ int steprun_kernel(struct session_step *st, const struct step_spec *spec)
 	st->config_s = r.config_s;
 	st->build_s = r.build_s;
 	st->boot_s = r.boot_s;
-	st->runs = r.runs_done ? r.runs_done : spec->runs;
+	st->runs = r.runs_done ? r.runs_done : s.runs;
 	st->runs_failed = r.runs_failed;
 	st->console_log = take(&r.console_log);
 	st->build_log = take(&r.build_log);
 	st->config_notes = take(&r.config_notes);
 	st->config_path = take(&r.config_path);
 	st->accel = r.accel;
+	st->build_cached = r.build_cached;
+	memcpy(st->image_sha256, r.image_sha256, sizeof(st->image_sha256));
 	step_result_release(&r);
 	return 0;
 }

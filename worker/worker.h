@@ -27,6 +27,8 @@ struct step_spec {
 	const char *localversion;
 	/* KBUILD_BUILD_VERSION= for make (the #N of uname -v), or NULL */
 	const char *build_version;
+	/* KBUILD_BUILD_TIMESTAMP= for make (uname -v's date), or NULL */
+	const char *build_timestamp;
 	/* what the build makes instead of the recipe's targets (a build
 	 * job's "bindeb-pkg KDEB_PKGVERSION=..."), or NULL */
 	const char *build_targets;
@@ -44,8 +46,10 @@ struct step_result {
 	char *build_log;   /* paths, owned */
 	char *console_log; /* the first failing run's, or the last one's */
 	char *config_path;
-	char *config_notes; /* traps handled, options olddefconfig dropped */
-	const char *accel;  /* "kvm" or "tcg", static */
+	char *config_notes;    /* traps handled, options olddefconfig dropped */
+	const char *accel;     /* "kvm" or "tcg", static */
+	int build_cached;      /* the image came from the kernel cache */
+	char image_sha256[65]; /* of the booted image, or "" */
 };
 
 void step_result_release(struct step_result *r);
@@ -219,6 +223,8 @@ struct session_step {
 	long long id;	   /* the coordinator's step id, or 0 */
 	long long worker;  /* the coordinator's worker that ran it, or 0 */
 	int round;	   /* the scheduler's round it was queued in, or 0 */
+	int build_cached;  /* the image came from the kernel cache */
+	char image_sha256[65]; /* of the booted kernel image, or "" */
 };
 
 /* Free what a step owns (its strings), not the step itself. */
