@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@
 #include "error.h"
 #include "job.h"
 #include "jobview.h"
+#include "recipe.h"
 #include "report.h"
 #include "util.h"
 #include "worker.h"
@@ -86,6 +88,11 @@ static enum MHD_Result json_reply(struct MHD_Connection *mc, unsigned status,
 static enum MHD_Result error_reply(struct MHD_Connection *mc, unsigned status,
 				   const char *msg)
 {
+	/* a failure that set no message still gets one that says what */
+	if (!msg || !*msg || !strcmp(msg, "no error"))
+		msg = status >= 500 ? "internal error in bisectd (its log "
+				      "may say more)"
+				    : "the request was refused";
 	return json_reply(mc, status, job_error_json(msg));
 }
 
@@ -239,6 +246,21 @@ static enum MHD_Result submit(struct api *a, struct MHD_Connection *mc,
 	char *prepared = NULL;
 	int rc;
 
+	{
+		/* a recipe from the network is a name, never a path */
+		struct job_spec spec;
+
+		if (job_spec_parse(&spec, buf_str(&cn->body), cn->body.len))
+			return error_reply(mc, status_for(ERR_INPUT),
+					   err_last());
+		rc = spec.recipe && !recipe_name_ok(spec.recipe);
+		job_spec_release(&spec);
+		if (rc)
+			return error_reply(mc, status_for(ERR_INPUT),
+					   "field 'recipe' must be a recipe "
+					   "name (letters, digits, '.', '_', "
+					   "'-'), not a path");
+	}
 	/* the slow part (importing a Debian source) outside the lock */
 	rc = sched_prepare(buf_str(&cn->body), cn->body.len, &prepared);
 	if (rc)
@@ -390,12 +412,20 @@ static enum MHD_Result poll_work(struct api *a, struct MHD_Connection *mc,
 {
 	const char *w =
 		MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "wait");
-	double wait = w ? atof(w) : 0, end;
-	char *assignment = NULL;
+	char *assignment = NULL, *rest = NULL;
+	double wait = w ? strtod(w, &rest) : 0, end;
 	int rc;
 
-	if (wait < 0 || wait > a->o.max_poll_s)
-		wait = a->o.max_poll_s;
+	/* a number of seconds, finite: "nan" or "inf" would never end */
+	if (w && (rest == w || *rest || !isfinite(wait) || wait < 0 ||
+		  wait > a->o.max_poll_s)) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg),
+			 "'wait' must be a number of seconds from 0 to %g",
+			 a->o.max_poll_s);
+		return error_reply(mc, MHD_HTTP_BAD_REQUEST, msg);
+	}
 	end = util_now() + wait;
 	pthread_mutex_lock(&a->c->lock);
 	for (;;) {

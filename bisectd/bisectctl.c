@@ -98,6 +98,7 @@ enum {
 	OPT_FAILURE,
 	OPT_MAX_RUNS,
 	OPT_ENDPOINT_RUNS,
+	OPT_APPLY,
 };
 
 /* Parse one common option; 1 if it was one, 0 if not, -1 on error. */
@@ -686,6 +687,78 @@ static int load_recipe(struct recipe *r, const char *name)
 	return rc;
 }
 
+#define MAX_PATCHES 16
+
+struct patches {
+	const char *names[MAX_PATCHES];
+	char *texts[MAX_PATCHES];
+	size_t lens[MAX_PATCHES];
+	size_t n;
+};
+
+/* Read a patch file: it must be text and hold something. */
+static int read_patch(struct patches *p, const char *path)
+{
+	struct buf b;
+	int rc;
+
+	if (p->n == MAX_PATCHES)
+		return err_set(ERR_INPUT, "more than %d patches", MAX_PATCHES);
+	buf_init(&b, 64u << 20);
+	rc = buf_read_file(&b, path);
+	if (rc) {
+		buf_release(&b);
+		return err_wrap(ERR_INPUT, "patch");
+	}
+	if (b.len == 0)
+		rc = err_set(ERR_INPUT, "patch '%s' is empty", path);
+	else if (memchr(b.ptr, '\0', b.len))
+		rc = err_set(ERR_INPUT, "patch '%s' is binary, not a diff",
+			     path);
+	if (rc) {
+		buf_release(&b);
+		return rc;
+	}
+	p->names[p->n] = path;
+	p->lens[p->n] = b.len;
+	p->texts[p->n++] = buf_detach(&b);
+	return 0;
+}
+
+/* bisect's own option: --apply FILE, read at once. */
+static int apply_opt(int opt, const char *arg, void *payload)
+{
+	if (opt != OPT_APPLY)
+		return 0;
+	return read_patch(payload, arg) ? -1 : 1;
+}
+
+/* The --apply patches into the request, by their file names. */
+static int apply_spec(struct job_spec *spec, const struct patches *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		const char *base = strrchr(p->names[i], '/');
+
+		spec->patch_names[i] = strdup(base ? base + 1 : p->names[i]);
+		spec->patch_texts[i] = strndup(p->texts[i], p->lens[i]);
+		spec->npatches = i + 1;
+		if (!spec->patch_names[i] || !spec->patch_texts[i])
+			return err_set(ERR_NOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static void release_patches(struct patches *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		free(p->texts[i]);
+	p->n = 0;
+}
+
 /* Parse one kernel option; 1 if it was one, 0 if not, -1 on error. */
 static int kernel_opt(struct kernel_opts *k, int opt, const char *arg)
 {
@@ -825,10 +898,12 @@ static int cmd_bisect(int argc, char **argv)
 	static const struct option opts[] = {
 		COMMON_LONGOPTS,
 		KERNEL_LONGOPTS,
+		{ "apply", required_argument, NULL, OPT_APPLY },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct common c = { .repo_path = "." };
 	struct kernel_opts k = { .runs = 1 };
+	struct patches apply = { 0 };
 	struct report_info ri = { .mode = "bisect" };
 	struct bisect_ctx ctx = { .lock = -1 };
 	struct recipe recipe = { 0 };
@@ -841,17 +916,24 @@ static int cmd_bisect(int argc, char **argv)
 	char *out = NULL, *search = NULL;
 	int rc = 0, status, code = 0;
 
-	status = parse_kernel_args(argc, argv, opts, &c, &k, NULL, NULL,
+	status = parse_kernel_args(argc, argv, opts, &c, &k, apply_opt, &apply,
 				   "bisect");
-	if (status)
+	if (status) {
+		release_patches(&apply);
 		return status;
+	}
 	if (server) {
-		if (!k.recipe)
+		if (!k.recipe) {
+			release_patches(&apply);
 			return usage_error("bisect needs --recipe NAME");
+		}
 		rc = remote_spec(&spec, "bisect", &c, &k);
+		if (!rc)
+			rc = apply_spec(&spec, &apply);
 		status = rc ? fail(rc)
 			    : remote_run(server, token, &spec, c.json, stderr);
 		job_spec_release(&spec);
+		release_patches(&apply);
 		return status;
 	}
 	session_init(&s);
@@ -867,6 +949,8 @@ static int cmd_bisect(int argc, char **argv)
 	spec.test = ctx.test ? strdup(buf_str(&test)) : NULL;
 	spec.runs = k.runs;
 	spec.check_endpoints = 1;
+	if ((rc = apply_spec(&spec, &apply)))
+		goto fail;
 	out = make_out_dir(c.out);
 	search = recipe_search_path();
 	if (!out || !search || !spec.recipe) {
@@ -895,6 +979,7 @@ out:
 	job_spec_release(&spec);
 	free(known);
 	buf_release(&test);
+	release_patches(&apply);
 	kernel_release(&ctx, &recipe);
 	gu_close(repo);
 	free(out);
@@ -1023,59 +1108,12 @@ out:
 	return status;
 }
 
-#define MAX_PATCHES 16
-
-struct patches {
-	const char *names[MAX_PATCHES];
-	char *texts[MAX_PATCHES];
-	size_t lens[MAX_PATCHES];
-	size_t n;
-};
-
-/* Read a patch file: it must be text and hold something. */
-static int read_patch(struct patches *p, const char *path)
-{
-	struct buf b;
-	int rc;
-
-	if (p->n == MAX_PATCHES)
-		return err_set(ERR_INPUT, "more than %d patches", MAX_PATCHES);
-	buf_init(&b, 64u << 20);
-	rc = buf_read_file(&b, path);
-	if (rc) {
-		buf_release(&b);
-		return err_wrap(ERR_INPUT, "patch");
-	}
-	if (b.len == 0)
-		rc = err_set(ERR_INPUT, "patch '%s' is empty", path);
-	else if (memchr(b.ptr, '\0', b.len))
-		rc = err_set(ERR_INPUT, "patch '%s' is binary, not a diff",
-			     path);
-	if (rc) {
-		buf_release(&b);
-		return rc;
-	}
-	p->names[p->n] = path;
-	p->lens[p->n] = b.len;
-	p->texts[p->n++] = buf_detach(&b);
-	return 0;
-}
-
 /* verify's own option: --patch FILE, read at once. */
 static int patch_opt(int opt, const char *arg, void *payload)
 {
 	if (opt != 'p')
 		return 0;
 	return read_patch(payload, arg) ? -1 : 1;
-}
-
-static void release_patches(struct patches *p)
-{
-	size_t i;
-
-	for (i = 0; i < p->n; i++)
-		free(p->texts[i]);
-	p->n = 0;
 }
 
 /* The answer of a fix check, and its exit status. */
@@ -1567,8 +1605,11 @@ static const struct command {
 	  "      --recipe NAME [--test SCRIPT] [--runs N] [--json FILE]\n"
 	  "      [--out DIR] [--replay LOG] [--workers N]\n"
 	  "      [--confidence P [--max-runs N] [--endpoint-runs N]]\n"
-	  "      [--failure REGEX]\n"
-	  "      Bisect a kernel: build and boot each step in QEMU." },
+	  "      [--failure REGEX] [--apply PATCH]...\n"
+	  "      Bisect a kernel: build and boot each step in QEMU.\n"
+	  "      --apply applies a patch on every step (the fix of another\n"
+	  "      bug that hides the one looked for); a step where it does\n"
+	  "      not apply is skipped, and says so." },
 	{ "test", cmd_test,
 	  "test [--repo DIR] --commit REV --recipe NAME [--test SCRIPT]\n"
 	  "      [--runs N] [--json FILE] [--out DIR]\n"
@@ -1651,9 +1692,21 @@ int main(int argc, char **argv)
 		return fail(ERR_INFRA);
 	if (argc < 2)
 		return cmd_help(argc, argv), EXIT_INPUT;
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return cmd_help(argc, argv);
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		int a;
+
 		if (strcmp(argv[1], commands[i].name))
 			continue;
+		/* "bisectctl CMD ... --help" (not in run's command) */
+		for (a = 2; a < argc && strcmp(argv[a], "--"); a++)
+			if (!strcmp(argv[a], "--help") ||
+			    !strcmp(argv[a], "-h")) {
+				printf("usage: bisectctl %s\n",
+				       commands[i].usage);
+				return 0;
+			}
 		if (gu_init())
 			return fail(ERR_INFRA);
 		status = commands[i].fn(argc - 1, argv + 1);

@@ -314,9 +314,10 @@ static void deliver_hooks(struct coord *co, int max_attempts)
 	free(ids);
 }
 
-static int usage(void)
+/* The usage: on stdout and 0 when asked for, else on stderr and 2. */
+static int usage(int asked)
 {
-	fprintf(stderr,
+	fprintf(asked ? stdout : stderr,
 		"usage: bisectd [--config FILE] [--listen ADDR] [--port N] "
 		"[--state DIR]\n"
 		"               [--recipes PATH] [--lease SECONDS] "
@@ -324,7 +325,7 @@ static int usage(void)
 		"               [--port-file FILE]\n"
 		"       bisectd [--state DIR] token add submit|worker|read "
 		"NAME\n");
-	return 2;
+	return asked ? 0 : 2;
 }
 
 int main(int argc, char **argv)
@@ -374,7 +375,7 @@ int main(int argc, char **argv)
 			 keys[opt])
 			flags[opt] = optarg;
 		else
-			return usage();
+			return usage(opt == 'h');
 	}
 	if ((config || access("/etc/bisectd.conf", R_OK) == 0) &&
 	    read_config(&c, config ? config : "/etc/bisectd.conf")) {
@@ -390,7 +391,7 @@ int main(int argc, char **argv)
 	if (optind < argc && !strcmp(argv[optind], "token"))
 		return cmd_token(&c, argc - optind, argv + optind);
 	if (optind < argc)
-		return usage();
+		return usage(0);
 
 	if (gu_init() || http_global_init() || open_store(&co.store, c.state)) {
 		fprintf(stderr, "bisectd: %s\n", err_last());

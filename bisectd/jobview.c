@@ -16,7 +16,8 @@
 static const char *role_name(const char *r)
 {
 	static const char *const roles[] = { "bisect", "endpoint", "merge-base",
-					     "replay", "test",	   "verify" };
+					     "replay", "test",	   "verify",
+					     "revert", "noop",	   "build" };
 	size_t i;
 
 	for (i = 0; i < sizeof(roles) / sizeof(roles[0]); i++)
@@ -75,6 +76,11 @@ int jobview_session(struct session *s, int *code, struct store *store,
 	if (j.result && !strcmp(j.result, "found")) {
 		s->state = ENGINE_FOUND;
 		gu_oid_parse(&s->first_bad, j.culprit);
+	} else if (j.result && !strcmp(j.result, "ambiguous") && s->outcome &&
+		   strstr(s->outcome, "\"rejected\":")) {
+		/* a culprit that failed verification: the reason says why */
+		s->state = ENGINE_AMBIGUOUS;
+		s->stop_reason = strdup(j.reason ? j.reason : "not verified");
 	} else if (j.result && !strcmp(j.result, "ambiguous")) {
 		const char *p = j.reason ? strchr(j.reason, ':') : NULL;
 		size_t cap = 16;

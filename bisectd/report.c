@@ -89,6 +89,14 @@ static json_t *step_json(const struct session_step *st)
 	if (*st->image_sha256)
 		json_object_set_new(o, "image_sha256",
 				    json_string(st->image_sha256));
+	if (st->run_results) {
+		json_t *r = json_loads(st->run_results, 0, NULL);
+
+		if (json_is_array(r))
+			json_object_set_new(o, "run_results", r);
+		else
+			json_decref(r);
+	}
 	if (st->abort)
 		json_object_set_new(o, "abort", json_true());
 	if (st->worker)
@@ -144,9 +152,11 @@ static json_t *lines_json(const char *text)
 static void put_outcome(json_t *o, const char *outcome)
 {
 	static const char *const keys[] = {
-		"confidence",	 "target_confidence", "failure_rate",
-		"intermittent",	 "verified",	      "verification",
-		"other_failures"
+		"confidence",	  "target_confidence",
+		"failure_rate",	  "intermittent",
+		"verified",	  "verification",
+		"other_failures", "checks",
+		"target_failure", "rejected"
 	};
 	json_t *x = outcome ? json_loads(outcome, 0, NULL) : NULL;
 	size_t i;
@@ -217,6 +227,10 @@ static void text_outcome(struct buf *b, const struct session *s)
 			   "of the runs of a bad commit\n",
 			   100 * json_number_value(
 					 json_object_get(x, "failure_rate")));
+	if (json_is_string(json_object_get(x, "target_failure")))
+		buf_printf(b, "target failure: %s\n",
+			   json_string_value(
+				   json_object_get(x, "target_failure")));
 	text_other_failures(b, json_object_get(x, "other_failures"));
 	if (s->state != ENGINE_FOUND)
 		json_array_foreach(json_object_get(x, "candidates"), i, c)
@@ -369,6 +383,12 @@ int report_text(struct buf *b, const struct session *s,
 		cs = culprit_step(s);
 		if (cs && *cs->title)
 			buf_printf(b, "  failure: %s\n", cs->title);
+		text_outcome(b, s);
+	} else if (s->outcome && strstr(s->outcome, "\"rejected\":")) {
+		buf_printf(b, "ambiguous: %s\n",
+			   s->stop_reason ? s->stop_reason
+					  : "the culprit did not pass "
+					    "verification");
 		text_outcome(b, s);
 	} else if (s->outcome && strstr(s->outcome, "\"intermittent\":true")) {
 		buf_puts(b, "ambiguous: the confidence was not reached; the "
@@ -716,6 +736,9 @@ int report_step_parse(struct session_step *st, const char *json)
 	st->abort = json_is_true(json_object_get(o, "abort"));
 	st->cached = json_is_true(json_object_get(o, "cached"));
 	st->build_cached = json_is_true(json_object_get(o, "build_cached"));
+	v = json_object_get(o, "run_results");
+	if (json_is_array(v))
+		st->run_results = json_dumps(v, JSON_COMPACT);
 	v = json_object_get(o, "image_sha256");
 	if (json_is_string(v) && strlen(json_string_value(v)) == 64)
 		memcpy(st->image_sha256, json_string_value(v), 65);

@@ -30,6 +30,8 @@
  * point and the next tick decides the same; a job is ended by a
  * conditional update, so it is never finished twice.
  */
+#include <ctype.h>
+#include <math.h>
 #include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -439,6 +441,9 @@ struct plan {
 	int round;  /* the round a step queued now belongs to */
 	int ended;
 	char why[256]; /* why_of()'s answer */
+	/* kernel mode without spec.failure: the bad endpoint's failure,
+	 * as title_key() gives it, or "" until it is known */
+	char target[256];
 };
 
 struct cstat {
@@ -453,24 +458,95 @@ struct cstat {
 };
 
 /*
- * A step's verdict as the bisection takes it: with a target failure
- * (spec.failure), a failure whose title does not match is another bug,
- * evidence of neither (it may hide the target), and counts as a skip.
- * *other is set for those.
+ * What stays the same when a failure repeats in another build: its kind
+ * and function, without addresses and offsets (every 0x... number).
  */
+static void title_key(char *out, size_t size, const char *title)
+{
+	size_t k = 0;
+
+	while (*title && k + 1 < size) {
+		if (title[0] == '0' && title[1] == 'x') {
+			for (title += 2; isxdigit((unsigned char)*title);)
+				title++;
+			continue;
+		}
+		out[k++] = *title++;
+	}
+	out[k] = '\0';
+}
+
+/* The target failure of a kernel bisection: the bad endpoint's. */
+static void find_target(struct plan *p)
+{
+	const struct job_spec *sp = &p->jc->spec;
+	size_t i;
+
+	p->target[0] = '\0';
+	if (!sp->recipe || p->jc->have_failure || !sp->bad)
+		return;
+	for (i = 0; i < p->nsteps; i++) {
+		const struct store_step *st = &p->steps[i];
+		char *t;
+
+		if (st->state != STEP_DONE || strcmp(st->hex, sp->bad) ||
+		    strcmp(st->role, "endpoint") || strcmp(st->verdict, "bad"))
+			continue;
+		t = st->result ? job_json_string(st->result, "title") : NULL;
+		if (t && *t)
+			title_key(p->target, sizeof(p->target), t);
+		free(t);
+		if (p->target[0])
+			return;
+	}
+}
+
+/*
+ * A step's verdict as the bisection takes it: a failure other than the
+ * target (spec.failure, or in kernel mode the bad endpoint's failure) is
+ * another bug, evidence of neither (it may hide the target), and counts
+ * as a skip.  *other is set for those.
+ */
+/* 1 when a failure's title is the target failure (or there is none). */
+static int is_target(const struct plan *p, const char *title)
+{
+	char key[256];
+
+	if (p->jc->have_failure)
+		return !regexec(&p->jc->failure, title, 0, NULL, 0);
+	if (!p->target[0])
+		return 1;
+	title_key(key, sizeof(key), title);
+	return !strcmp(key, p->target);
+}
+
+/* At most this many runs of one step are read from its result. */
+#define MAX_STEP_RUNS 100
+
 static enum verdict step_verdict(const struct plan *p,
 				 const struct store_step *st, int *other)
 {
 	enum verdict v = verdict_parse(st->verdict);
+	struct job_run runs[MAX_STEP_RUNS];
+	size_t n, i;
 	char *title;
-	int match;
+	int match = 0;
 
 	*other = 0;
-	if (v != VERDICT_BAD || !p->jc->have_failure)
-		return v;
-	title = st->result ? job_json_string(st->result, "title") : NULL;
-	match = !regexec(&p->jc->failure, title ? title : "", 0, NULL, 0);
-	free(title);
+	if (v != VERDICT_BAD || (!p->jc->have_failure && !p->target[0]) ||
+	    !strcmp(st->role, "replay"))
+		return v; /* a replayed "bad" is the user's word: the target */
+	/* each run has its own title: bad when one of them is the target */
+	n = st->result ? job_json_runs(st->result, runs, MAX_STEP_RUNS) : 0;
+	for (i = 0; i < n && !match; i++)
+		match = !strcmp(runs[i].verdict, "bad") &&
+			is_target(p, runs[i].title);
+	if (n == 0) {
+		title = st->result ? job_json_string(st->result, "title")
+				   : NULL;
+		match = is_target(p, title ? title : "");
+		free(title);
+	}
 	if (match)
 		return v;
 	*other = 1;
@@ -478,15 +554,31 @@ static enum verdict step_verdict(const struct plan *p,
 }
 
 /*
- * The runs of a done step: a kernel step's result counts them (a bad
- * step failed runs_failed of its runs); a command is one run.
+ * The runs of a done step: a kernel step's result lists every run, and
+ * a run that failed otherwise than the target is neither a failure nor
+ * a pass; older results count them (a bad step failed runs_failed of
+ * its runs); a command is one run.
  */
-static void step_runs(const struct store_step *st, enum verdict v,
-		      unsigned *fails, unsigned *passes)
+static void step_runs(const struct plan *p, const struct store_step *st,
+		      enum verdict v, unsigned *fails, unsigned *passes)
 {
+	struct job_run r[MAX_STEP_RUNS];
+	size_t n = st->result ? job_json_runs(st->result, r, MAX_STEP_RUNS) : 0;
 	long long runs = st->result ? job_json_int(st->result, "runs", 1) : 1;
 	long long failed = v == VERDICT_BAD ? 1 : 0;
 
+	if (n > 0) {
+		size_t i;
+
+		*fails = *passes = 0;
+		for (i = 0; i < n; i++)
+			if (!strcmp(r[i].verdict, "good"))
+				(*passes)++;
+			else if (!strcmp(r[i].verdict, "bad") &&
+				 is_target(p, r[i].title))
+				(*fails)++;
+		return;
+	}
 	if (v == VERDICT_BAD && st->result)
 		failed = job_json_int(st->result, "runs_failed", 1);
 	if (runs < 1 || failed < 0 || failed > runs)
@@ -495,8 +587,23 @@ static void step_runs(const struct store_step *st, enum verdict v,
 	*passes = (unsigned)(runs - failed);
 }
 
-static void commit_status(const struct plan *p, const char *hex,
-			  struct cstat *cs)
+/*
+ * The culprit's checks (verification): "revert" runs the bad commit with
+ * the culprit reverted, "noop" builds a parent to compare its image with
+ * the culprit's.  Their steps name a commit but are not evidence about
+ * it: the engine and the cache never see them.
+ */
+static int check_role(const char *role)
+{
+	return !strcmp(role, "revert") || !strcmp(role, "noop");
+}
+
+/*
+ * What the steps on hex say: those of the bisection (role NULL) or of one
+ * of the checks.
+ */
+static void role_status(const struct plan *p, const char *hex, const char *role,
+			struct cstat *cs)
 {
 	size_t i;
 
@@ -506,7 +613,8 @@ static void commit_status(const struct plan *p, const char *hex,
 		enum verdict v;
 		int other;
 
-		if (strcmp(st->hex, hex))
+		if (strcmp(st->hex, hex) ||
+		    (role ? strcmp(st->role, role) != 0 : check_role(st->role)))
 			continue;
 		if (st->state == STEP_QUEUED || st->state == STEP_LEASED) {
 			cs->pending++;
@@ -534,7 +642,7 @@ static void commit_status(const struct plan *p, const char *hex,
 			unsigned f = 0, ps = 0;
 
 			if (v == VERDICT_GOOD || v == VERDICT_BAD)
-				step_runs(st, v, &f, &ps);
+				step_runs(p, st, v, &f, &ps);
 			cs->fails += f;
 			cs->passes += ps;
 			cs->verdict = v;
@@ -543,6 +651,12 @@ static void commit_status(const struct plan *p, const char *hex,
 			free(t);
 		}
 	}
+}
+
+static void commit_status(const struct plan *p, const char *hex,
+			  struct cstat *cs)
+{
+	role_status(p, hex, NULL, cs);
 }
 
 static int end_job(struct plan *p, int state, const char *result,
@@ -611,7 +725,25 @@ static int cache_key(struct plan *p, const char *hex, char *out)
 			sp->test ? sp->test : "");
 	if (!text)
 		return err_set(ERR_NOMEM, "out of memory");
-	digest_sha256_hex(out, text, strlen(text));
+	if (sp->npatches) {
+		/* the tree that is built is the patched one */
+		struct digest *d = digest_new();
+		size_t i;
+
+		if (!d) {
+			free(text);
+			return err_set(ERR_NOMEM, "out of memory");
+		}
+		digest_update(d, text, strlen(text));
+		for (i = 0; i < sp->npatches; i++) {
+			digest_update(d, "\napply\n", 7);
+			digest_update(d, sp->patch_texts[i],
+				      strlen(sp->patch_texts[i]));
+		}
+		digest_finish(d, out);
+	} else {
+		digest_sha256_hex(out, text, strlen(text));
+	}
 	free(text);
 	return 0;
 }
@@ -920,20 +1052,212 @@ static struct engine *make_engine(struct plan *p)
 		unsigned f, ps;
 
 		if (p->steps[i].state != STEP_DONE || v == VERDICT_INFRA ||
-		    v == VERDICT_NONE)
+		    v == VERDICT_NONE || check_role(p->steps[i].role))
 			continue;
 		gu_oid_parse(&oid, p->steps[i].hex);
 		idx = gu_graph_find(g, &oid);
 		if (idx < 0)
 			continue;
 		if (v == VERDICT_GOOD || v == VERDICT_BAD) {
-			step_runs(&p->steps[i], v, &f, &ps);
+			step_runs(p, &p->steps[i], v, &f, &ps);
 			engine_observe(e, (uint32_t)idx, f, ps);
 		} else {
 			engine_mark(e, (uint32_t)idx, v);
 		}
 	}
 	return e;
+}
+
+/*
+ * The checks of a culprit that the engine found (kernel mode, with a
+ * confidence), after its own re-runs of the culprit and its parents:
+ *
+ *   noop    the culprit's kernel image against each parent's (a "noop"
+ *           step builds a parent whose image no step has reported; the
+ *           kernel cache makes that cheap).  Builds are reproducible, so
+ *           an identical image means the culprit changes nothing that
+ *           runs, and the answer is most likely wrong.
+ *   revert  the bad commit with the culprit reverted ("revert" steps),
+ *           run until it passed as often as the learned failure rate
+ *           needs to show a failure at the confidence asked for; one
+ *           target failure rejects the culprit.  A revert that does not
+ *           apply, build or boot cleanly proves nothing either way.
+ */
+struct verification {
+	int noop;	  /* 1: the image equals a parent's */
+	int noop_checked; /* every parent's image compared */
+	char noop_parent[GU_HEXSZ + 1];
+	int parent_fails; /* a parent's noop build failed too */
+	char failing_parent[GU_HEXSZ + 1];
+	int revert;	      /* 1 passed, -1 failed, 0 not shown */
+	unsigned revert_runs; /* passing runs of the revert */
+	char revert_why[256]; /* why it proves nothing */
+};
+
+/* The image SHA-256 of a done step on hex (role NULL: any but revert). */
+static int image_of(const struct plan *p, const char *hex,
+		    char out[DIGEST_HEXSZ + 1])
+{
+	size_t i;
+
+	for (i = 0; i < p->nsteps; i++) {
+		const struct store_step *st = &p->steps[i];
+		char *h;
+
+		if (strcmp(st->hex, hex) || st->state != STEP_DONE ||
+		    !st->result || !strcmp(st->role, "revert"))
+			continue;
+		h = job_json_string(st->result, "image_sha256");
+		if (h && strlen(h) == DIGEST_HEXSZ) {
+			memcpy(out, h, DIGEST_HEXSZ + 1);
+			free(h);
+			return 1;
+		}
+		free(h);
+	}
+	return 0;
+}
+
+/* Queue a check's step: never from the cache, never into it. */
+static int enqueue_check(struct plan *p, const char *hex, const char *role)
+{
+	long long id;
+	int rc;
+
+	if (p->active >= p->slots)
+		return 0;
+	rc = store_step_insert(p->s->store, &id, p->jc->id, hex, role, p->round,
+			       1, "");
+	if (!rc)
+		rc = remember(p, id);
+	if (!rc)
+		p->active++;
+	return rc;
+}
+
+/* 1 when the checks are done (v filled), 0 while they run, < 0 error. */
+static int verify_culprit(struct plan *p, struct engine *e, uint32_t pick,
+			  struct verification *v)
+{
+	const struct job_spec *sp = &p->jc->spec;
+	char hex[GU_HEXSZ + 1], img[DIGEST_HEXSZ + 1];
+	struct gu_oid c, par[8];
+	double q = engine_failure_rate(e), conf = sp->confidence;
+	unsigned need_runs = 1;
+	int n, i, waiting = 0, rc, have_img;
+	struct cstat cs;
+
+	memset(v, 0, sizeof(*v));
+	if (!sp->recipe || sp->confidence <= 0)
+		return 1;
+	gu_oid_hex(hex, &p->jc->graph.oids[pick]);
+	c = p->jc->graph.oids[pick];
+	have_img = image_of(p, hex, img);
+	n = gu_parents(p->jc->repo, &c, par, 8);
+	if (n < 0)
+		return n;
+	v->noop_checked = have_img;
+	for (i = 0; i < n; i++) {
+		char phex[GU_HEXSZ + 1], pimg[DIGEST_HEXSZ + 1];
+
+		gu_oid_hex(phex, &par[i]);
+		role_status(p, phex, "noop", &cs);
+		if (cs.verdict == VERDICT_BAD && !v->parent_fails) {
+			v->parent_fails = 1;
+			memcpy(v->failing_parent, phex, sizeof(phex));
+		}
+		if (image_of(p, phex, pimg)) {
+			if (have_img && !strcmp(img, pimg) && !v->noop) {
+				v->noop = 1;
+				memcpy(v->noop_parent, phex, sizeof(phex));
+			}
+			continue;
+		}
+		if (cs.pending) {
+			waiting = 1;
+		} else if (cs.verdict == VERDICT_NONE && !cs.infra) {
+			if ((rc = enqueue_check(p, phex, "noop")) < 0)
+				return rc;
+			waiting = 1;
+		} else {
+			v->noop_checked = 0; /* the parent built no image */
+		}
+	}
+	/* passes that a commit failing at rate q would fail at least once */
+	if (q < 0.999) {
+		double miss = q > 0.05 ? 1 - q : 0.95;
+
+		while (need_runs < 10 && 1 - pow(miss, need_runs) < conf)
+			need_runs++;
+	}
+	role_status(p, hex, "revert", &cs);
+	v->revert_runs = cs.passes;
+	if (cs.fails) {
+		v->revert = -1;
+	} else if (cs.verdict == VERDICT_SKIP || cs.infra >= 2) {
+		snprintf(v->revert_why, sizeof(v->revert_why), "%s",
+			 cs.infra >= 2 ? cs.title
+			 : cs.why[0]   ? cs.why + 2
+				       : "skipped");
+	} else if (cs.passes >= need_runs) {
+		v->revert = 1;
+	} else if (cs.pending) {
+		waiting = 1;
+	} else {
+		if ((rc = enqueue_check(p, hex, "revert")) < 0)
+			return rc;
+		waiting = 1;
+	}
+	return !waiting;
+}
+
+/* One sentence on the verification, for the reports. */
+static void verification_text(struct buf *b, const struct job_spec *sp,
+			      enum engine_state st,
+			      const struct verification *v)
+{
+	if (st != ENGINE_FOUND) {
+		buf_puts(b, "no culprit to verify");
+		return;
+	}
+	if (sp->confidence <= 0) {
+		buf_puts(b, "not verified: git's bisection (no confidence "
+			    "asked for)");
+		return;
+	}
+	if (v->noop)
+		buf_printf(b,
+			   "the culprit does not change the built kernel (its "
+			   "image is the same as its parent %.12s's), so the "
+			   "result is most likely wrong",
+			   v->noop_parent);
+	else if (v->revert < 0)
+		buf_puts(b, "the bad commit with the culprit reverted still "
+			    "fails: the culprit is not what brought the "
+			    "failure in");
+	else if (v->parent_fails)
+		buf_printf(b,
+			   "its parent %.12s fails too: the failure came in "
+			   "earlier",
+			   v->failing_parent);
+	else
+		buf_puts(b, "the culprit failed again and its parents passed");
+	if (v->noop || v->revert < 0 || v->parent_fails || !sp->recipe)
+		return;
+	if (v->revert > 0)
+		buf_printf(b,
+			   "; the bad commit with it reverted passed %u "
+			   "run%s",
+			   v->revert_runs, v->revert_runs == 1 ? "" : "s");
+	else
+		buf_printf(b, "; not shown by a revert (%s)", v->revert_why);
+	if (!v->noop_checked)
+		buf_puts(b, "; its image was not compared with its parents'");
+}
+
+static int verification_failed(const struct verification *v)
+{
+	return v->noop || v->revert < 0 || v->parent_fails;
 }
 
 /*
@@ -957,7 +1281,8 @@ static int more_likely(const void *a, const void *b)
 }
 
 static char *outcome_json(struct plan *p, struct engine *e,
-			  enum engine_state st, uint32_t pick)
+			  enum engine_state st, uint32_t pick,
+			  const struct verification *v)
 {
 	const struct gu_graph *g = &p->jc->graph;
 	const struct job_spec *sp = &p->jc->spec;
@@ -988,19 +1313,48 @@ static char *outcome_json(struct plan *p, struct engine *e,
 		   "\"failure_rate\":%.4f,\"intermittent\":%s,\"runs\":%lu,",
 		   engine_failure_rate(e),
 		   engine_is_noisy(e) ? "true" : "false", engine_runs(e));
-	buf_printf(&b, "\"verified\":%s,\"verification\":\"%s\",",
-		   st == ENGINE_FOUND && sp->confidence > 0 ? "true" : "false",
-		   st != ENGINE_FOUND ? "no culprit to verify"
-		   : sp->confidence > 0
-			   ? "the culprit failed again and its parents passed"
-			   : "not verified: git's bisection (no confidence "
-			     "asked for)");
+	{
+		struct buf t;
+		char *q;
+
+		buf_init(&t, 4096);
+		verification_text(&t, sp, st, v);
+		q = json_quote(p->jc->have_failure ? sp->failure : p->target);
+		if (q && (p->jc->have_failure || p->target[0]))
+			buf_printf(&b, "\"target_failure\":%s,", q);
+		free(q);
+		q = json_quote(buf_str(&t));
+		buf_printf(&b, "\"verified\":%s,\"verification\":%s,",
+			   st == ENGINE_FOUND && sp->confidence > 0 &&
+					   !verification_failed(v)
+				   ? "true"
+				   : "false",
+			   q ? q : "\"\"");
+		if (st == ENGINE_FOUND && verification_failed(v)) {
+			gu_oid_hex(hex, &p->jc->graph.oids[pick]);
+			buf_printf(&b, "\"rejected\":\"%s\",", hex);
+		}
+		if (st == ENGINE_FOUND && sp->recipe && sp->confidence > 0)
+			buf_printf(&b,
+				   "\"checks\":{\"noop\":%s,\"revert\":\"%s\","
+				   "\"revert_runs\":%u},",
+				   !v->noop_checked ? "null"
+				   : v->noop	    ? "true"
+						    : "false",
+				   v->revert > 0   ? "passed"
+				   : v->revert < 0 ? "failed"
+						   : "not shown",
+				   v->revert_runs);
+		free(q);
+		buf_release(&t);
+	}
 	buf_puts(&b, "\"other_failures\":[");
 	for (i = 0, k = 0; i < p->nsteps; i++) {
 		int other;
 		char *t;
 
-		if (p->steps[i].state != STEP_DONE)
+		if (p->steps[i].state != STEP_DONE ||
+		    check_role(p->steps[i].role))
 			continue;
 		step_verdict(p, &p->steps[i], &other);
 		t = other ? job_json_string(p->steps[i].result, "title") : NULL;
@@ -1027,7 +1381,7 @@ static char *outcome_json(struct plan *p, struct engine *e,
 }
 
 static int finish_bisect(struct plan *p, struct engine *e, enum engine_state st,
-			 uint32_t pick)
+			 uint32_t pick, const struct verification *v)
 {
 	const struct gu_graph *g = &p->jc->graph;
 	char hex[GU_HEXSZ + 1], *outcome;
@@ -1038,12 +1392,23 @@ static int finish_bisect(struct plan *p, struct engine *e, enum engine_state st,
 
 	if (st == ENGINE_NOTHING)
 		return end_failed(p, "no commit left to test");
-	outcome = outcome_json(p, e, st, pick);
+	outcome = outcome_json(p, e, st, pick, v);
 	rc = outcome ? store_job_set_outcome(p->s->store, p->jc->id, outcome)
 		     : err_set(ERR_NOMEM, "out of memory");
 	free(outcome);
 	if (rc)
 		return rc;
+	if (st == ENGINE_FOUND && verification_failed(v)) {
+		/* not reported as found: the evidence says why */
+		gu_oid_hex(hex, &g->oids[pick]);
+		buf_init(&why, 1 << 16);
+		buf_printf(&why,
+			   "the culprit %s did not pass verification: ", hex);
+		verification_text(&why, &p->jc->spec, st, v);
+		rc = end_job(p, JOB_DONE, "ambiguous", NULL, buf_str(&why));
+		buf_release(&why);
+		return rc;
+	}
 	if (st == ENGINE_FOUND) {
 		gu_oid_hex(hex, &g->oids[pick]);
 		return end_job(p, JOB_DONE, "found", hex, NULL);
@@ -1080,7 +1445,9 @@ static int plan_bisect(struct plan *p)
 	size_t ngoods, i;
 	int rc;
 
+	find_target(p);
 	rc = plan_checks(p, goods, &ngoods);
+	find_target(p); /* the bad endpoint may have just been answered */
 	if (rc <= 0 || p->ended)
 		return rc < 0 && !p->ended ? rc : 0;
 	if (ngoods == 0)
@@ -1105,7 +1472,12 @@ static int plan_bisect(struct plan *p)
 			return ERR_NOMEM;
 		st = engine_next(e, &pick);
 		if (st != ENGINE_TEST && st != ENGINE_VERIFY) {
-			rc = finish_bisect(p, e, st, pick);
+			struct verification v;
+
+			rc = st == ENGINE_FOUND ? verify_culprit(p, e, pick, &v)
+						: (memset(&v, 0, sizeof(v)), 1);
+			if (rc > 0)
+				rc = finish_bisect(p, e, st, pick, &v);
 			engine_free(e);
 			return rc < 0 ? rc : 0;
 		}
@@ -1115,8 +1487,9 @@ static int plan_bisect(struct plan *p)
 			struct gu_oid oid;
 			long idx;
 
-			if (sp->state != STEP_QUEUED &&
-			    sp->state != STEP_LEASED)
+			if ((sp->state != STEP_QUEUED &&
+			     sp->state != STEP_LEASED) ||
+			    check_role(sp->role))
 				continue;
 			gu_oid_parse(&oid, sp->hex);
 			idx = gu_graph_find(&p->jc->graph, &oid);
@@ -1476,21 +1849,37 @@ int sched_bisect_log(struct sched *s, long long id, struct buf *out)
 			gu_commit_release(&c);                                 \
 	} while (0)
 	if (!rc) {
+		/* the verdicts as the bisection took them: another failure
+		 * than the target was a skip */
+		struct jobc tmp = { .spec = spec };
+		struct plan p = {
+			.s = s, .jc = &tmp, .steps = steps, .nsteps = n
+		};
+
+		tmp.have_failure =
+			spec.failure && !regcomp(&tmp.failure, spec.failure,
+						 REG_EXTENDED | REG_NOSUB);
+		find_target(&p);
 		buf_puts(out, "git bisect start\n");
 		LOGLINE("bad", spec.bad);
 		for (i = 0; i < spec.ngood; i++)
 			LOGLINE("good", spec.good[i]);
 		for (i = 0; i < n; i++) {
-			const char *v = steps[i].verdict;
+			int other;
+			const char *v = verdict_name(
+				step_verdict(&p, &steps[i], &other));
 
 			if (steps[i].state != STEP_DONE ||
 			    (strcmp(v, "good") && strcmp(v, "bad") &&
 			     strcmp(v, "skip")))
 				continue;
-			if (!strcmp(steps[i].role, "endpoint"))
-				continue; /* bad and good were given */
+			if (!strcmp(steps[i].role, "endpoint") ||
+			    check_role(steps[i].role))
+				continue; /* given, or not about the commit */
 			LOGLINE(v, steps[i].hex);
 		}
+		if (tmp.have_failure)
+			regfree(&tmp.failure);
 		if (job.culprit) {
 			struct gu_commit c;
 			struct gu_oid o;
@@ -1529,6 +1918,7 @@ int sched_progress(struct sched *s, long long id, size_t *initial, size_t *left)
 	rc = store_steps_of_job(s->store, id, &p.steps, &p.nsteps);
 	if (rc)
 		return rc;
+	find_target(&p);
 	e = make_engine(&p);
 	if (e)
 		*left = engine_candidate_count(e);

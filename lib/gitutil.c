@@ -629,6 +629,23 @@ static int apply_one(git_oid *out, git_repository *repo, git_tree *tree,
 	return rc;
 }
 
+/* A commit of tree on parent by bisectd, dated as its parent. */
+static int write_child(struct gu_oid *out, git_repository *repo,
+		       git_commit *parent, git_tree *tree, const char *msg)
+{
+	const git_commit *parents[1] = { parent };
+	git_signature *sig = NULL;
+	int rc = 0;
+
+	if (git_signature_new(&sig, "bisectd", "bisectd@localhost",
+			      git_commit_time(parent), 0) < 0 ||
+	    git_commit_create((git_oid *)out, repo, NULL, sig, sig, NULL, msg,
+			      tree, 1, parents) < 0)
+		rc = git_fail(ERR_INFRA, "cannot write a commit");
+	git_signature_free(sig);
+	return rc;
+}
+
 int gu_apply_patches(struct gu_oid *out, struct gu_repo *r, const char *dir,
 		     const struct gu_oid *base, const char *const *names,
 		     const char *const *texts, const size_t *lens, size_t n)
@@ -636,8 +653,6 @@ int gu_apply_patches(struct gu_oid *out, struct gu_repo *r, const char *dir,
 	git_repository *repo = NULL;
 	git_commit *bc = NULL;
 	git_tree *tree = NULL;
-	git_signature *sig = NULL;
-	const git_commit *parents[1];
 	git_oid tree_oid;
 	char msg[4096];
 	size_t i, used;
@@ -667,18 +682,86 @@ int gu_apply_patches(struct gu_oid *out, struct gu_repo *r, const char *dir,
 			used += (size_t)snprintf(msg + used, sizeof(msg) - used,
 						 "Patch: %s\n", names[i]);
 	}
-	parents[0] = bc;
-	if (git_signature_new(&sig, "bisectd", "bisectd@localhost",
-			      git_commit_time(bc), 0) < 0 ||
-	    git_commit_create((git_oid *)out, repo, NULL, sig, sig, NULL, msg,
-			      tree, 1, parents) < 0)
-		rc = git_fail(ERR_INFRA, "cannot write patched commit");
+	rc = write_child(out, repo, bc, tree, msg);
 out:
-	git_signature_free(sig);
 	git_tree_free(tree);
 	git_commit_free(bc);
 	git_repository_free(repo);
 	return rc;
+}
+
+int gu_revert_onto(struct gu_oid *out, struct gu_repo *r, const char *dir,
+		   const struct gu_oid *base, const struct gu_oid *commit)
+{
+	git_repository *repo = NULL;
+	git_commit *bc = NULL, *cc = NULL;
+	git_index *idx = NULL;
+	git_tree *tree = NULL;
+	git_oid tree_oid;
+	char hex[GU_HEXSZ + 1], msg[256];
+	int rc;
+
+	rc = open_worktree(&repo, r, dir);
+	if (rc)
+		return rc;
+	gu_oid_hex(hex, commit);
+	if (git_commit_lookup(&bc, repo, (const git_oid *)base) < 0 ||
+	    git_commit_lookup(&cc, repo, (const git_oid *)commit) < 0) {
+		rc = git_fail(ERR_INFRA, "cannot read the commits to revert");
+		goto out;
+	}
+	if (git_revert_commit(&idx, repo, cc, bc,
+			      git_commit_parentcount(cc) > 1 ? 1 : 0,
+			      NULL) < 0) {
+		rc = git_fail(ERR_INPUT, "cannot revert");
+		goto out;
+	}
+	if (git_index_has_conflicts(idx)) {
+		const git_index_entry *anc, *ours, *theirs;
+		git_index_conflict_iterator *it = NULL;
+		const char *path = "?";
+
+		if (git_index_conflict_iterator_new(&it, idx) == 0 &&
+		    git_index_conflict_next(&anc, &ours, &theirs, it) == 0)
+			path = ours	? ours->path
+			       : theirs ? theirs->path
+					: anc->path;
+		rc = err_set(ERR_INPUT,
+			     "the revert of %.12s does not apply: conflict in "
+			     "%s",
+			     hex, path);
+		git_index_conflict_iterator_free(it);
+		goto out;
+	}
+	snprintf(msg, sizeof(msg), "bisectd: revert %s\n", hex);
+	if (git_index_write_tree_to(&tree_oid, idx, repo) < 0 ||
+	    git_tree_lookup(&tree, repo, &tree_oid) < 0)
+		rc = git_fail(ERR_INFRA, "cannot write the reverted tree");
+	else
+		rc = write_child(out, repo, bc, tree, msg);
+out:
+	git_tree_free(tree);
+	git_index_free(idx);
+	git_commit_free(cc);
+	git_commit_free(bc);
+	git_repository_free(repo);
+	return rc;
+}
+
+int gu_parents(struct gu_repo *r, const struct gu_oid *commit,
+	       struct gu_oid *out, size_t max)
+{
+	git_commit *c;
+	size_t i, n;
+
+	if (git_commit_lookup(&c, r->repo, (const git_oid *)commit) < 0)
+		return git_fail(ERR_INPUT, "cannot read commit");
+	n = git_commit_parentcount(c);
+	for (i = 0; i < n && i < max; i++)
+		memcpy(out[i].id, git_commit_parent_id(c, (unsigned)i)->id,
+		       sizeof(out[i].id));
+	git_commit_free(c);
+	return (int)(n < max ? n : max);
 }
 
 int gu_tree_hex(struct gu_repo *r, const struct gu_oid *commit,

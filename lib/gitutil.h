@@ -48,6 +48,9 @@ void gu_close(struct gu_repo *r);
  * into mirror_dir the first time, fetched from then on.
  */
 int gu_open_url(struct gu_repo **out, const char *url, const char *mirror_dir);
+/* Up to max parents of commit into out; their number, or < 0. */
+int gu_parents(struct gu_repo *r, const struct gu_oid *commit,
+	       struct gu_oid *out, size_t max);
 /* The tree id of a commit, as hex. */
 int gu_tree_hex(struct gu_repo *r, const struct gu_oid *commit,
 		char out[GU_HEXSZ + 1]);
@@ -110,6 +113,15 @@ int gu_checkout(struct gu_repo *r, const char *dir, const struct gu_oid *oid);
 int gu_apply_patches(struct gu_oid *out, struct gu_repo *r, const char *dir,
 		     const struct gu_oid *base, const char *const *names,
 		     const char *const *texts, const size_t *lens, size_t n);
+
+/*
+ * Revert commit on top of base (libgit2's revert, a three-way merge of
+ * base with commit's changes taken back), written as a commit of the
+ * worktree repository in dir, as gu_apply_patches() does.  ERR_INPUT
+ * naming the first conflicting file when the revert does not apply.
+ */
+int gu_revert_onto(struct gu_oid *out, struct gu_repo *r, const char *dir,
+		   const struct gu_oid *base, const struct gu_oid *commit);
 
 /*
  * Importing a tree that comes as files (a source tarball): blobs go

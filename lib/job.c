@@ -128,16 +128,29 @@ static int parse_fields(void *base, const struct field *fields, json_t *obj,
 	return 0;
 }
 
-static int spec_patches(struct job_spec *j, json_t *v)
+/*
+ * "patches" (a build job's) or "apply" (applied on every step of a
+ * kernel bisect or test job): the same list, in the same arrays.
+ */
+static int spec_patches(struct job_spec *j, const char *field, json_t *v)
 {
+	int build = !strcmp(j->type, "build");
 	json_t *x;
 	size_t i;
 
+	if (build != !strcmp(field, "patches"))
+		return err_set(ERR_INPUT,
+			       build ? "'apply' is for bisect and test jobs; a "
+				       "build job has 'patches'"
+				     : "'patches' is for build jobs; bisect "
+				       "and test jobs take 'apply'");
+	if (j->npatches)
+		return err_set(ERR_INPUT, "field '%s' is given twice", field);
 	if (!json_is_array(v) || json_array_size(v) > JOB_MAX_PATCHES)
 		return err_set(ERR_INPUT,
-			       "field 'patches' must be a list of at most %d "
+			       "field '%s' must be a list of at most %d "
 			       "{\"name\", \"text\"} objects",
-			       JOB_MAX_PATCHES);
+			       field, JOB_MAX_PATCHES);
 	json_array_foreach(v, i, x)
 	{
 		json_t *n = json_object_get(x, "name"),
@@ -193,8 +206,8 @@ static int spec_list(void *base, const struct field *f, json_t *v)
 	size_t i;
 	json_t *x;
 
-	if (!strcmp(f->name, "patches"))
-		return spec_patches(j, v);
+	if (!strcmp(f->name, "patches") || !strcmp(f->name, "apply"))
+		return spec_patches(j, f->name, v);
 	if (!strcmp(f->name, "formats"))
 		return spec_formats(j, v);
 
@@ -242,6 +255,7 @@ static const struct field spec_fields[] = {
 	{ "max_workers", F_INT, SPEC(max_workers), 1024 },
 	{ "callback", F_STR, SPEC(callback), 2048 },
 	{ "patches", F_STRLIST, 0, JOB_MAX_PATCHES },
+	{ "apply", F_STRLIST, 0, JOB_MAX_PATCHES },
 	{ "formats", F_STRLIST, 0, 2 },
 	{ "dbg", F_BOOL, SPEC(dbg), 0 },
 	{ "install_test", F_BOOL, SPEC(install_test), 0 },
@@ -296,6 +310,26 @@ static int spec_from(struct job_spec *out, json_t *o)
 	rc = parse_fields(out, spec_fields, o, spec_list);
 	if (rc)
 		return rc;
+	{
+		/* a field given empty is a mistake, not a default */
+		const struct {
+			const char *name, *value;
+		} strs[] = { { "repo", out->repo },
+			     { "bad", out->bad },
+			     { "commit", out->commit },
+			     { "recipe", out->recipe },
+			     { "command", out->command },
+			     { "test", out->test },
+			     { "failure", out->failure },
+			     { "callback", out->callback },
+			     { "source", out->source } };
+		size_t k;
+
+		for (k = 0; k < sizeof(strs) / sizeof(strs[0]); k++)
+			if (strs[k].value && !*strs[k].value)
+				return err_set(ERR_INPUT, "field '%s' is empty",
+					       strs[k].name);
+	}
 	if (out->runs < 1)
 		return err_set(ERR_INPUT, "field 'runs' must be at least 1");
 	if (out->source && strcmp(out->type, "build"))
@@ -306,6 +340,10 @@ static int spec_from(struct job_spec *out, json_t *o)
 	if (!!out->recipe == !!out->command)
 		return err_set(ERR_INPUT, "a job needs either 'recipe' (kernel "
 					  "mode) or 'command' (generic mode)");
+	if (out->command && out->npatches)
+		return err_set(ERR_INPUT,
+			       "'apply' is for kernel mode; a generic job's "
+			       "command can patch what it tests itself");
 	if (out->command && out->test)
 		return err_set(ERR_INPUT,
 			       "'test' is a guest script for kernel mode; a "
@@ -408,19 +446,24 @@ static json_t *spec_json(const struct job_spec *j)
 			    json_boolean(j->check_endpoints));
 	json_object_set_new(o, "max_workers", json_integer(j->max_workers));
 	put_str(o, "callback", j->callback);
-	if (!strcmp(j->type, "build")) {
-		json_t *pa = json_array(), *fo = json_array();
+	if (j->npatches || !strcmp(j->type, "build")) {
+		json_t *pa = json_array();
 
 		for (i = 0; i < j->npatches; i++)
 			json_array_append_new(
 				pa, json_pack("{s:s, s:s}", "name",
 					      j->patch_names[i], "text",
 					      j->patch_texts[i]));
+		json_object_set_new(
+			o, strcmp(j->type, "build") ? "apply" : "patches", pa);
+	}
+	if (!strcmp(j->type, "build")) {
+		json_t *fo = json_array();
+
 		if (j->deb)
 			json_array_append_new(fo, json_string("deb"));
 		if (j->rpm)
 			json_array_append_new(fo, json_string("rpm"));
-		json_object_set_new(o, "patches", pa);
 		json_object_set_new(o, "formats", fo);
 		json_object_set_new(o, "dbg", json_boolean(j->dbg));
 		json_object_set_new(o, "install_test",
@@ -646,6 +689,28 @@ char *job_json_string(const char *json, const char *field)
 		s = strdup(json_string_value(v));
 	json_decref(o);
 	return s;
+}
+
+size_t job_json_runs(const char *json, struct job_run *out, size_t max)
+{
+	json_t *o = json_loads(json, 0, NULL), *r, *x;
+	size_t n = 0, i;
+
+	r = json_object_get(o, "run_results");
+	json_array_foreach(r, i, x)
+	{
+		const char *v = json_string_value(
+				   json_object_get(x, "verdict")),
+			   *t = json_string_value(json_object_get(x, "title"));
+
+		if (n == max || !v)
+			break;
+		snprintf(out[n].verdict, sizeof(out[n].verdict), "%s", v);
+		snprintf(out[n].title, sizeof(out[n].title), "%s", t ? t : "");
+		n++;
+	}
+	json_decref(o);
+	return n;
 }
 
 long long job_json_int(const char *json, const char *field, long long dflt)

@@ -35,7 +35,9 @@ struct job_spec {
 	int check_endpoints; /* test bad and goods first */
 	int max_workers;     /* 0: as many as there are */
 	char *callback;	     /* webhook URL, or NULL */
-	/* build: patches applied in order, package formats */
+	/* patches applied in order: a build job's "patches", or a kernel
+	 * bisect or test job's "apply" (on every step: the fix of another
+	 * bug that hides the one bisected); a build's package formats */
 	char *patch_names[JOB_MAX_PATCHES];
 	char *patch_texts[JOB_MAX_PATCHES];
 	size_t npatches;
@@ -117,6 +119,15 @@ int job_doc_steps(const char *json,
 
 /* s as a JSON string literal, quotes included.  Caller frees. */
 char *json_quote(const char *s);
+
+/* One run of a kernel step, from its result's "run_results". */
+struct job_run {
+	char verdict[8];
+	char title[256];
+};
+
+/* The runs a step result lists (at most max); 0 when it lists none. */
+size_t job_json_runs(const char *json, struct job_run *out, size_t max);
 
 /* {"error": msg} */
 char *job_error_json(const char *msg);

@@ -308,6 +308,14 @@ void recipe_release(struct recipe *r)
 	memset(r, 0, sizeof(*r));
 }
 
+int recipe_name_ok(const char *name)
+{
+	size_t n = strspn(name, "abcdefghijklmnopqrstuvwxyz"
+				"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
+
+	return n > 0 && n <= 64 && !name[n] && name[0] != '.';
+}
+
 int recipe_find(char *out, size_t size, const char *name,
 		const char *search_path)
 {

@@ -52,6 +52,13 @@ void recipe_release(struct recipe *r);
  * search path, or take name as a path when it contains a '/'.  Writes the
  * file's path to out (size bytes).
  */
+/*
+ * 1 when name is a plain recipe name (letters, digits, '.', '_', '-',
+ * not starting with '.'; at most 64), as a request from the network must
+ * give it: never a path.
+ */
+int recipe_name_ok(const char *name);
+
 int recipe_find(char *out, size_t size, const char *name,
 		const char *search_path);
 

@@ -384,9 +384,10 @@ static void default_recipe_path(struct wopts *o)
 		 exe, DATADIR);
 }
 
-static int usage(void)
+/* The usage: on stdout and 0 when asked for, else on stderr and 2. */
+static int usage(int asked)
 {
-	fprintf(stderr,
+	fprintf(asked ? stdout : stderr,
 		"usage: bisect-worker --server URL --token TOKEN [--name "
 		"NAME]\n"
 		"                     [--recipes a,b,...] [--allow-commands] "
@@ -394,7 +395,7 @@ static int usage(void)
 		"                     [--libvirt URI] [--sign-key KEY "
 		"--sign-cert "
 		"CERT]\n");
-	return 2;
+	return asked ? 0 : 2;
 }
 
 int main(int argc, char **argv)
@@ -457,7 +458,7 @@ int main(int argc, char **argv)
 			setenv("BISECTD_LIBVIRT_URI", optarg, 1);
 			break;
 		default:
-			return usage();
+			return usage(opt == 'h');
 		}
 	}
 	if (!o.server)
@@ -465,7 +466,7 @@ int main(int argc, char **argv)
 	if (!o.token)
 		o.token = getenv("BISECTD_WORKER_TOKEN");
 	if (!o.server || !o.token || optind < argc)
-		return usage();
+		return usage(0);
 	if (!o.sign_key != !o.sign_cert) {
 		say("signing needs both --sign-key and --sign-cert");
 		return 2;

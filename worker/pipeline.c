@@ -33,6 +33,7 @@
 
 #include "digest.h"
 #include "error.h"
+#include "job.h"
 #include "kcache.h"
 #include "util.h"
 #include "worker.h"
@@ -208,13 +209,30 @@ static int do_build(struct step_result *out, const struct step_spec *s,
 	return 1;
 }
 
-/* Boot runs times and fold the verdicts: infra > bad > good. */
+/* Add one run's verdict and title to the step's run_results. */
+static void add_run(struct buf *runs, enum verdict v, const char *title)
+{
+	char *q = json_quote(title ? title : "");
+
+	buf_printf(runs, "%s{\"verdict\":\"%s\",\"title\":%s}",
+		   runs->len > 1 ? "," : "", verdict_name(v), q ? q : "\"\"");
+	free(q);
+}
+
+/*
+ * Boot runs times and fold the verdicts: infra > bad > good.  Each run's
+ * own verdict and title go to run_results: a run is an observation of
+ * its own, and two runs may fail differently.
+ */
 static int do_boots(struct step_result *out, const struct step_spec *s,
 		    const char *kernel, const char *initrd)
 {
+	struct buf runs;
 	double total = 0;
 	int i;
 
+	buf_init(&runs, 1 << 20);
+	buf_puts(&runs, "[");
 	for (i = 1; i <= s->runs; i++) {
 		struct classify_input in = { .marker = s->recipe->marker,
 					     .fail_on = s->recipe->fail_on,
@@ -234,6 +252,7 @@ static int do_boots(struct step_result *out, const struct step_spec *s,
 			free(con);
 			out->verdict = VERDICT_INFRA;
 			set_text(&out->title, err_last());
+			buf_release(&runs);
 			return 1;
 		}
 		out->accel = b.accel;
@@ -246,8 +265,10 @@ static int do_boots(struct step_result *out, const struct step_spec *s,
 		boot_result_release(&b);
 		if (rc) {
 			free(con);
+			buf_release(&runs);
 			return rc;
 		}
+		add_run(&runs, c.verdict, c.title);
 		out->runs_done = i;
 		if (c.verdict != VERDICT_GOOD)
 			out->runs_failed++;
@@ -271,6 +292,9 @@ static int do_boots(struct step_result *out, const struct step_spec *s,
 			break;
 	}
 	out->boot_s = out->runs_done ? total / out->runs_done : 0;
+	free(out->run_results);
+	out->run_results = buf_puts(&runs, "]") ? NULL : buf_detach(&runs);
+	buf_release(&runs);
 	return 0;
 }
 
@@ -389,8 +413,22 @@ static int cache_key(char key[KCACHE_KEYSZ + 1], const struct step_spec *s)
 				    .build_version = s->build_version };
 
 	if (!kcache_enabled() || s->recipe->modules || s->build_targets ||
-	    !s->build_timestamp || gu_tree_hex(s->repo, &s->commit, tree))
+	    !s->build_timestamp)
 		return 0;
+	if (gu_tree_hex(s->repo, &s->commit, tree)) {
+		/* a patched or reverted commit: the work tree's repository
+		 * has it */
+		char *src = util_fmt("%s/src", s->work_dir);
+		struct gu_repo *w = NULL;
+		int rc = src ? gu_open(&w, src) : ERR_NOMEM;
+
+		if (!rc)
+			rc = gu_tree_hex(w, &s->commit, tree);
+		gu_close(w);
+		free(src);
+		if (rc)
+			return 0;
+	}
 	in.recipe_hash = recipe_hash(s->recipe);
 	return kcache_key(key, &in) == 0;
 }
@@ -426,6 +464,14 @@ int pipeline_run(struct step_result *out, const struct step_spec *s)
 
 	if (cacheable && kcache_lookup(&hit, key)) {
 		/* this tree was built before: boot that image */
+		char *note = util_fmt("the kernel came from the kernel cache "
+				      "(%s), image sha256 %s: nothing was "
+				      "built for this step\n",
+				      hit.image, hit.sha256);
+
+		if (note)
+			util_write_atomic(out->build_log, note, strlen(note));
+		free(note);
 		out->build_cached = 1;
 		memcpy(out->image_sha256, hit.sha256, sizeof(hit.sha256));
 		if (!buf_read_file(&cfg, hit.config))
@@ -512,5 +558,6 @@ void step_result_release(struct step_result *r)
 	free(r->console_log);
 	free(r->config_path);
 	free(r->config_notes);
+	free(r->run_results);
 	memset(r, 0, sizeof(*r));
 }

@@ -31,8 +31,10 @@ void session_step_release(struct session_step *st)
 	free(st->log);
 	free(st->config_path);
 	free(st->config_notes);
+	free(st->run_results);
 	st->title = st->excerpt = st->console_log = st->build_log = NULL;
 	st->log = st->config_path = st->config_notes = NULL;
+	st->run_results = NULL;
 }
 
 char *steprun_repo_key(struct gu_repo *repo)
@@ -156,6 +158,7 @@ int steprun_kernel(struct session_step *st, const struct step_spec *spec)
 	st->config_path = take(&r.config_path);
 	st->accel = r.accel;
 	st->build_cached = r.build_cached;
+	st->run_results = take(&r.run_results);
 	memcpy(st->image_sha256, r.image_sha256, sizeof(st->image_sha256));
 	step_result_release(&r);
 	return 0;
@@ -255,6 +258,49 @@ static int run_build(struct session_step *st, const struct job_spec *sp,
 	return 0;
 }
 
+/*
+ * The commit a kernel step builds: the assignment's commit; for the role
+ * "revert" (the culprit's check), the job's bad commit with the culprit
+ * reverted; then a bisect or test job's "apply" patches on top.  Reverts
+ * and patches are commits of the work directory's own repository (the
+ * step keeps the commit it names).  A revert or a patch that does not
+ * apply makes the step a skip that says so: 0 then, with st->verdict set.
+ */
+static int step_commit(struct gu_oid *out, struct session_step *st,
+		       const struct job_assignment *a, struct gu_repo *repo,
+		       const struct gu_oid *oid, const char *work)
+{
+	const struct job_spec *sp = &a->spec;
+	char *src = util_fmt("%s/src", work);
+	size_t lens[JOB_MAX_PATCHES], i;
+	struct gu_oid base = *oid, bad;
+	int rc;
+
+	for (i = 0; i < sp->npatches; i++)
+		lens[i] = strlen(sp->patch_texts[i]);
+	rc = src ? util_mkdir_p(src) : err_set(ERR_NOMEM, "out of memory");
+	if (!rc && !strcmp(a->role, "revert")) {
+		rc = sp->bad ? gu_resolve(repo, sp->bad, &bad)
+			     : err_set(ERR_INFRA, "a revert step without a "
+						  "bad commit");
+		if (!rc)
+			rc = gu_revert_onto(&base, repo, src, &bad, oid);
+	}
+	if (!rc && sp->npatches)
+		rc = gu_apply_patches(&base, repo, src, &base,
+				      (const char *const *)sp->patch_names,
+				      (const char *const *)sp->patch_texts,
+				      lens, sp->npatches);
+	free(src);
+	*out = base;
+	if (rc == ERR_INPUT) {
+		st->verdict = VERDICT_SKIP;
+		st->title = util_fmt("%s", err_last());
+		return st->title ? 0 : err_set(ERR_NOMEM, "out of memory");
+	}
+	return rc;
+}
+
 static int run_assignment(struct session_step *st,
 			  const struct job_assignment *a,
 			  const struct steprun_env *env, struct gu_repo *repo,
@@ -262,6 +308,7 @@ static int run_assignment(struct session_step *st,
 {
 	const struct job_spec *sp = &a->spec;
 	char *key = steprun_repo_key(repo), *work = NULL, *path = NULL;
+	struct gu_oid poid;
 	struct recipe recipe;
 	int rc, lock = -1;
 
@@ -307,9 +354,13 @@ static int run_assignment(struct session_step *st,
 		rc = lock;
 	if (!rc && !strcmp(sp->type, "build"))
 		rc = run_build(st, sp, env, repo, oid, &recipe, work, path);
-	else if (!rc) {
+	else if (!rc &&
+		 (rc = step_commit(&poid, st, a, repo, oid, work)) == 0 &&
+		 st->verdict == VERDICT_SKIP) {
+		/* a revert or a patch does not apply here: it says so */
+	} else if (!rc) {
 		struct step_spec spec = { .repo = repo,
-					  .commit = *oid,
+					  .commit = poid,
 					  .recipe = &recipe,
 					  .test_script = path,
 					  .runs = sp->runs,

@@ -50,6 +50,9 @@ struct step_result {
 	const char *accel;     /* "kvm" or "tcg", static */
 	int build_cached;      /* the image came from the kernel cache */
 	char image_sha256[65]; /* of the booted image, or "" */
+	/* every run's own verdict and title: a JSON array of
+	 * {"verdict", "title"}, or NULL before the boots */
+	char *run_results;
 };
 
 void step_result_release(struct step_result *r);
@@ -225,6 +228,7 @@ struct session_step {
 	int round;	   /* the scheduler's round it was queued in, or 0 */
 	int build_cached;  /* the image came from the kernel cache */
 	char image_sha256[65]; /* of the booted kernel image, or "" */
+	char *run_results; /* each run's verdict and title (JSON), or NULL */
 };
 
 /* Free what a step owns (its strings), not the step itself. */

@@ -1,8 +1,9 @@
 #!/bin/sh
 # A NULL pointer dereference in an initcall, planted at a random commit of
-# a 1,000-commit kernel history with merges; then endpoints that are not
+# a 300-commit kernel history with merges; then endpoints that are not
 # what the user says they are.
 . "$(dirname "$0")/kernel-case.sh"
+COMMITS=300
 kernel_case oops 1 'BUG: kernel NULL pointer dereference in reboot_defaults_init$'
 mail=$SCRATCH/oops/report.mail
 short=$(echo "$CULPRIT" | cut -c1-12)

@@ -3,6 +3,7 @@
 # are skipped, with the compiler error as evidence, and the culprit is
 # still found.
 . "$(dirname "$0")/kernel-case.sh"
+COMMITS=300
 kernel_case nobuild 4 'BUG: kernel NULL pointer dereference in reboot_defaults_init$'
 check "nobuild: some steps were skipped as unbuildable" \
 	jq_true "$json" '[.steps[] | select(.verdict == "skip")] | length > 0'

@@ -5,11 +5,13 @@
 PERSISTENT_CACHE=1
 . "$(dirname "$0")/../lib.sh"
 
-# kernel_case KIND SEED TITLE-PATTERN [BISECTCTL ARGS...]
+# kernel_case KIND SEED TITLE-PATTERN [BISECTCTL ARGS...]; the history
+# has $COMMITS commits (default 1000)
 kernel_case() {
 	kind=$1 seed=$2 title=$3
 	shift 3
-	eval "$("$TOP/tests/fixtures/kernel-history" --kind "$kind" --seed "$seed")"
+	eval "$("$TOP/tests/fixtures/kernel-history" --kind "$kind" \
+		--seed "$seed" --commits "${COMMITS:-1000}")"
 	json=$SCRATCH/$kind.json
 	echo "# $kind: good $GOOD, bad $BAD, planted $CULPRIT"
 	"$BISECTCTL" bisect --repo "$REPO" --good "$GOOD" --bad "$BAD" \
@@ -26,9 +28,9 @@ kernel_case() {
 		matches "$culprit_title" "$title"
 	check "$kind: the bad endpoint was checked first" \
 		jq_true "$json" '.steps[0].role == "endpoint" and .steps[0].verdict == "bad"'
-	check "$kind: every step has build and boot times and logs" \
+	check "$kind: every step has build (or a cached kernel) and boot times and logs" \
 		jq_true "$json" '[.steps[] | select(.verdict != "skip")] |
-			all(.build_seconds > 0 and .boot_seconds > 0 and .console_log and .build_log)'
+			all((.build_seconds > 0 or .build_cached) and .boot_seconds > 0 and .console_log and .build_log)'
 	steps=$(jq .bisect_steps "$json")
 	skips=$(jq '[.steps[] | select(.role == "bisect" and .verdict == "skip")] | length' "$json")
 	est=$(jq .estimated_steps "$json")

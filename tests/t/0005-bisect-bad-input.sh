@@ -35,5 +35,16 @@ one_line_error "unknown recipe 'nosuch'"
 expect_exit 2 "build --format bogus" "$BISECTCTL" build --repo "$repo" \
 	--commit "$GOOD" --recipe tiny --format bogus
 one_line_error "unknown package format 'bogus': deb or rpm"
+# --help is a question, not an error: the usage on stdout, exit 0
+for cmd in bisect run test verify build config; do
+	expect_exit 0 "bisectctl $cmd --help" "$BISECTCTL" $cmd --repo "$repo" --help
+	check "prints $cmd's usage" grep -q "^usage: bisectctl $cmd " "$SCRATCH/out"
+done
+expect_exit 0 "bisectctl --help" "$BISECTCTL" --help
+expect_exit 0 "bisectd --help" "$TOP/bisectd/bisectd" --help
+check "prints bisectd's usage" grep -q "^usage: bisectd " "$SCRATCH/out"
+expect_exit 0 "bisect-worker --help" "$TOP/worker/bisect-worker" --help
+check "prints bisect-worker's usage" grep -q "^usage: bisect-worker " "$SCRATCH/out"
+expect_exit 2 "bisectd with an unknown option" "$TOP/bisectd/bisectd" --frobnicate
 check "nothing was written to the cache" [ ! -e "$BISECTD_CACHE" ]
 done_testing

@@ -124,6 +124,20 @@ bad 422 "unknown job type" '{"type":"frobnicate"}'
 bad 422 "unknown revision" "{\"type\":\"bisect\",\"repo\":\"$repo\",\"good\":[\"v0.0-nosuch\"],\"bad\":\"$BAD\",\"command\":\"true\"}"
 bad 422 "not a repository" "{\"type\":\"bisect\",\"repo\":\"$SCRATCH/cwd\",\"good\":[\"a\"],\"bad\":\"b\",\"command\":\"true\"}"
 bad 422 "unknown recipe" "{\"type\":\"bisect\",\"repo\":\"$repo\",\"good\":[\"$GOOD\"],\"bad\":\"$BAD\",\"recipe\":\"nosuch\"}"
+bad 422 "an empty command" "{\"type\":\"test\",\"repo\":\"$repo\",\"commit\":\"$BAD\",\"command\":\"\"}"
+bad 422 "a recipe name that is a path" "{\"type\":\"test\",\"repo\":\"$repo\",\"commit\":\"$BAD\",\"recipe\":\"../../../etc/passwd\"}"
+check "which says a name, not a path" grep -q "must be a recipe name" "$SCRATCH/body"
+bad 422 "a name with a NUL" "{\"type\":\"test\",\"repo\":\"$repo\",\"commit\":\"$BAD\",\"recipe\":\"tiny\\u0000x\"}"
+bad 422 "--apply in generic mode" "{\"type\":\"test\",\"repo\":\"$repo\",\"commit\":\"$BAD\",\"command\":\"true\",\"apply\":[{\"name\":\"a.patch\",\"text\":\"x\"}]}"
+bad 422 "a build's patches in a bisection" "{\"type\":\"bisect\",\"repo\":\"$repo\",\"good\":[\"$GOOD\"],\"bad\":\"$BAD\",\"recipe\":\"tiny\",\"patches\":[]}"
+check "which names 'apply'" grep -q "bisect and test jobs take 'apply'" "$SCRATCH/body"
+t0=$(date +%s)
+code=$(api POST "workers/1/poll?wait=nan" '' "$WTOKEN")
+check "a long poll with wait=nan: 400 at once ($code, $(($(date +%s) - t0)) s)" \
+	'[ "$code" = 400 ] && [ $(($(date +%s) - t0)) -lt 5 ]'
+check "which says what wait takes" grep -q "'wait' must be a number of seconds" "$SCRATCH/body"
+code=$(api POST "workers/1/poll?wait=1e9" '' "$WTOKEN")
+check "wait=1e9: 400 ($code)" [ "$code" = 400 ]
 bad 422 "callback not http" "{\"type\":\"test\",\"repo\":\"$repo\",\"commit\":\"$BAD\",\"command\":\"true\",\"callback\":\"file:///etc/passwd\"}"
 head -c 10485760 /dev/zero | tr '\0' 'a' > "$SCRATCH/big"
 code=$(curl -s -o "$SCRATCH/body" -w '%{http_code}' -H "Authorization: Bearer $STOKEN" \
