@@ -4,8 +4,12 @@
  * The console is read line by line, with printk timestamps stripped.  The
  * first line that matches one of the crash rules below (and whose kind the
  * recipe counts as a failure) decides a bad verdict; its title follows
- * syzbot's style, "<what> in <function>", with the function taken from the
- * RIP: line or the call trace that follows.  Without a crash, the success
+ * syzbot's style, "<what> in <function>", with the function that has the
+ * bug: the RIP: line's, unless that is the reporting machinery (locking
+ * and lockdep, the sanitizers, refcount, printk and dump_stack, the WARN
+ * and BUG helpers, the mem and str helpers), then the first frame of the
+ * call trace that is not (report_frame below).  Addresses and offsets
+ * never enter a title, so one bug keeps one title across builds.  Without a crash, the success
  * marker and the guest test's exit status decide; without a marker, the
  * boot hung (killed at the timeout) or ended early.  A QEMU that did not
  * start gives an infrastructure verdict, never good or bad.
@@ -22,6 +26,7 @@
 #define EXCERPT_LINES 60
 #define TAIL_LINES 25
 #define SCAN_AHEAD 80
+#define LONG_SCAN 400 /* a lockdep report's own length */
 
 struct lines {
 	char **v;
@@ -30,13 +35,17 @@ struct lines {
 };
 
 enum title_style {
-	T_FUNC,	  /* "<title> in <rip function>" */
-	T_LINE,	  /* the matched line itself, trimmed */
-	T_PANIC,  /* "kernel panic: <message>" */
-	T_KASAN,  /* "KASAN: <type> <Read|Write> in <function>" */
-	T_WARN,	  /* "WARNING in <function from the line>" */
-	T_HUNG,	  /* "INFO: task hung in <first non-scheduler frame>" */
-	T_BUGMSG, /* "BUG: <message> in <function>" */
+	T_FUNC,	   /* "<title> in <rip function>" */
+	T_LINE,	   /* the matched line itself, trimmed */
+	T_PANIC,   /* "kernel panic: <message>" */
+	T_KASAN,   /* "KASAN: <type> <Read|Write> in <function>" */
+	T_WARN,	   /* "WARNING in <function from the line>" */
+	T_HUNG,	   /* "INFO: task hung in <first non-scheduler frame>" */
+	T_BUGMSG,  /* "BUG: <message> in <function>" */
+	T_TRACE,   /* "<title> in <first guilty frame of the call trace>" */
+	T_UBSAN,   /* "UBSAN: <reason> in <guilty frame>" */
+	T_PREEMPT, /* "BUG: using X in preemptible code in <caller>" */
+	T_LEAK,	   /* "memory leak in <first frame past the allocator>" */
 };
 
 struct rule {
@@ -49,6 +58,20 @@ struct rule {
 /* Order matters: the more specific needle comes first. */
 static const struct rule rules[] = {
 	{ CRASH_KASAN, "BUG: KASAN: ", "KASAN", T_KASAN },
+	{ CRASH_LOCKDEP, "WARNING: possible circular locking dependency",
+	  "possible deadlock", T_TRACE },
+	{ CRASH_LOCKDEP, "WARNING: possible recursive locking detected",
+	  "possible deadlock", T_TRACE },
+	{ CRASH_LOCKDEP, "WARNING: inconsistent lock state",
+	  "inconsistent lock state", T_TRACE },
+	{ CRASH_LOCKDEP, "WARNING: suspicious RCU usage",
+	  "suspicious RCU usage", T_TRACE },
+	{ CRASH_LOCKDEP, "WARNING: bad unlock balance detected",
+	  "bad unlock balance", T_TRACE },
+	{ CRASH_UBSAN, "UBSAN: ", "UBSAN", T_UBSAN },
+	{ CRASH_OOPS, "divide error: ", "divide error", T_FUNC },
+	{ CRASH_OOPS, "() in preemptible [", "BUG: using", T_PREEMPT },
+	{ CRASH_LEAK, "unreferenced object 0x", "memory leak", T_LEAK },
 	{ CRASH_OOPS, "BUG: kernel NULL pointer dereference",
 	  "BUG: kernel NULL pointer dereference", T_FUNC },
 	{ CRASH_OOPS, "BUG: unable to handle page fault",
@@ -73,9 +96,9 @@ static const struct rule rules[] = {
 };
 
 static const char *const kind_names[] = {
-	"panic",   "oops",	  "bug",	 "gpf",
-	"kasan",   "soft-lockup", "hard-lockup", "hung-task",
-	"no-root", "warning",	  "rcu-stall",
+	"panic",       "oops",	      "bug",	   "gpf",     "kasan",
+	"soft-lockup", "hard-lockup", "hung-task", "no-root", "warning",
+	"rcu-stall",   "lockdep",     "ubsan",	   "leak",
 };
 
 unsigned crash_kind_parse(const char *name)
@@ -149,6 +172,8 @@ static void copy_symbol(char *out, size_t size, const char *s)
 
 	while (*s == ' ' || *s == '?')
 		s++;
+	if (s[0] == '[' && s[1] == '<' && strstr(s, "] "))
+		s = strstr(s, "] ") + 2; /* "[<ffffffff81234567>] func+..." */
 	while (s[k] && s[k] != '+' && s[k] != ' ' && k + 1 < size) {
 		out[k] = s[k];
 		k++;
@@ -207,30 +232,230 @@ static int at_symbol_end(const char *frame)
 	       !strncmp(plus + 1, slash + 1, strcspn(plus + 1, "/ "));
 }
 
-/* The first call-trace frame after line i that is not scheduler code. */
-static void trace_function(char *out, size_t size, const struct lines *l,
-			   size_t i)
+static int has_prefix(const char *f, const char *const *prefixes, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strncmp(f, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
+/*
+ * A frame of the code that reports a bug, or of a helper the bug was
+ * found in, rather than of the code that has it.
+ */
+static int is_report_frame(const char *f)
+{
+	static const char *const prefixes[] = {
+		/* locking and lockdep */
+		"_raw_spin_",
+		"_raw_read_",
+		"_raw_write_",
+		"do_raw_",
+		"__raw_",
+		"spin_lock",
+		"spin_unlock",
+		"lock_acquire",
+		"lock_release",
+		"__lock_acquire",
+		"__lock_release",
+		"lock_acquired",
+		"lock_contended",
+		"lockdep_",
+		"__lockdep",
+		"check_noncircular",
+		"check_prev_add",
+		"check_prevs_add",
+		"validate_chain",
+		"mark_lock",
+		"mark_usage",
+		"print_circular",
+		"print_usage_bug",
+		"print_bad_irq",
+		"print_deadlock_bug",
+		"check_deadlock",
+		"check_irq_usage",
+		"valid_state",
+		"print_unlock_imbalance",
+		"mutex_lock",
+		"__mutex_lock",
+		"mutex_unlock",
+		"__mutex_unlock",
+		"down_read",
+		"down_write",
+		"up_read",
+		"up_write",
+		"lock_is_held",
+		"__might_sleep",
+		"__might_resched",
+		"__might_fault",
+		"rcu_read_lock",
+		"rcu_read_unlock",
+		/* the sanitizers */
+		"kasan_",
+		"__kasan_",
+		"__asan_",
+		"check_memory_region",
+		"kcsan_",
+		"__kcsan_",
+		"__tsan_",
+		"ubsan_",
+		"__ubsan_",
+		"kmsan_",
+		"__msan_",
+		"__sanitizer_cov",
+		"write_comp_data",
+		/* refcount */
+		"refcount_",
+		"__refcount_",
+		/* printing and dumping */
+		"printk",
+		"_printk",
+		"vprintk",
+		"dump_stack",
+		"__dump_stack",
+		"show_stack",
+		"show_regs",
+		"show_trace",
+		"print_report",
+		"print_address_description",
+		"describe_object",
+		"start_report",
+		"end_report",
+		"check_preemption_disabled",
+		"debug_smp_processor_id",
+		"__this_cpu_preempt_check",
+		/* WARN and BUG */
+		"__warn",
+		"warn_slowpath",
+		"report_bug",
+		"handle_bug",
+		"exc_invalid_op",
+		"asm_exc_invalid_op",
+		"do_error_trap",
+		"do_trap",
+		"__die",
+		"die",
+		"oops_",
+		"panic",
+		"bust_spinlocks",
+		"fixup_bug",
+		/* string and memory helpers, user copies */
+		"memcpy",
+		"memmove",
+		"memset",
+		"memcmp",
+		"memchr",
+		"__memcpy",
+		"__memmove",
+		"__memset",
+		"strcpy",
+		"strncpy",
+		"strlcpy",
+		"strscpy",
+		"strcat",
+		"strncat",
+		"strlen",
+		"strnlen",
+		"strcmp",
+		"strncmp",
+		"strchr",
+		"strrchr",
+		"strstr",
+		"__fortify",
+		"fortify_",
+		"__check_object_size",
+		"check_object_size",
+		"check_heap_object",
+		"usercopy_",
+		"_copy_from_user",
+		"_copy_to_user",
+		"copy_user_",
+	};
+
+	return has_prefix(f, prefixes, sizeof(prefixes) / sizeof(prefixes[0]));
+}
+
+/* The allocator's own frames, above the caller a leak is named by. */
+static int is_alloc_frame(const char *f)
+{
+	static const char *const prefixes[] = {
+		"kmalloc",	"__kmalloc",	 "kmem_cache_alloc",
+		"__kmem_cache", "kzalloc",	 "kcalloc",
+		"krealloc",	"__krealloc",	 "kmemdup",
+		"kstrdup",	"kstrndup",	 "kvmalloc",
+		"__kvmalloc",	"vmalloc",	 "__vmalloc",
+		"vzalloc",	"alloc_pages",	 "__alloc_pages",
+		"slab_",	"__slab_",	 "___slab_",
+		"kmemleak_",	"create_object", "alloc_slab",
+	};
+
+	return is_report_frame(f) ||
+	       has_prefix(f, prefixes, sizeof(prefixes) / sizeof(prefixes[0]));
+}
+
+static int is_hung_skip_frame(const char *f)
+{
+	return is_scheduler_frame(f) || is_report_frame(f);
+}
+
+/*
+ * The first frame after line i, within scan lines, of the call trace (or
+ * kmemleak's backtrace) that skip does not reject.  '?' frames are the
+ * unwinder's guesses: they count only when a trace has nothing else (a
+ * kernel without frame pointers or ORC prints only those).
+ */
+static void trace_pass(char *out, size_t size, const struct lines *l, size_t i,
+		       size_t scan, int (*skip)(const char *), int guesses)
 {
 	size_t j;
 	int in_trace = 0;
 
 	out[0] = '\0';
-	for (j = i; j < l->n && j < i + SCAN_AHEAD; j++) {
+	for (j = i; j < l->n && j < i + scan; j++) {
 		const char *s = l->v[j];
 
-		if (strstr(s, "Call Trace:")) {
-			in_trace = 1;
+		if (strstr(s, "Call Trace:") ||
+		    !strcmp(s + strspn(s, " "), "backtrace:")) {
+			in_trace = 1; /* kmemleak's is "  backtrace:" */
 			continue;
 		}
-		if (!in_trace || !strchr(s, '+') || at_symbol_end(s))
+		if (!in_trace || !strstr(s, "+0x") || at_symbol_end(s))
+			continue;
+		while (*s == ' ')
+			s++;
+		if (*s == '?' && !guesses)
 			continue;
 		copy_symbol(out, size, s);
 		if (out[0] == '<') /* <TASK> and the like */
 			continue;
-		if (out[0] && !is_scheduler_frame(out))
+		if (out[0] && !skip(out))
 			return;
 	}
 	out[0] = '\0';
+}
+
+static void trace_function(char *out, size_t size, const struct lines *l,
+			   size_t i, size_t scan, int (*skip)(const char *))
+{
+	trace_pass(out, size, l, i, scan, skip, 0);
+	if (!*out)
+		trace_pass(out, size, l, i, scan, skip, 1);
+}
+
+/*
+ * The function that has the bug: the RIP's, unless that is reporting
+ * machinery, then the call trace's first frame that is not.
+ */
+static void guilty_function(char *out, size_t size, const struct lines *l,
+			    size_t i)
+{
+	rip_function(out, size, l, i);
+	if (*out && !is_report_frame(out))
+		return;
+	trace_function(out, size, l, i, SCAN_AHEAD, is_report_frame);
 }
 
 static void title_func(struct buf *t, const char *prefix, const char *fn)
@@ -268,6 +493,9 @@ static void make_title(struct buf *t, const struct rule *r,
 			rw = " Write";
 		m = strstr(m, " in ");
 		copy_symbol(fn, sizeof(fn), m ? m + 4 : "");
+		if (!*fn || is_report_frame(fn))
+			trace_function(fn, sizeof(fn), l, i, SCAN_AHEAD,
+				       is_report_frame);
 		buf_printf(t, "KASAN: %s%s", kind, rw);
 		if (*fn)
 			buf_printf(t, " in %s", fn);
@@ -279,12 +507,55 @@ static void make_title(struct buf *t, const struct rule *r,
 		fn[0] = '\0';
 		if (m && (m = strchr(m + 4, ' ')))
 			copy_symbol(fn, sizeof(fn), m + 1);
-		if (!*fn)
-			rip_function(fn, sizeof(fn), l, i);
+		if (!*fn || is_report_frame(fn))
+			guilty_function(fn, sizeof(fn), l, i);
 		title_func(t, "WARNING", fn);
 		break;
 	case T_HUNG:
-		trace_function(fn, sizeof(fn), l, i);
+		trace_function(fn, sizeof(fn), l, i, SCAN_AHEAD,
+			       is_hung_skip_frame);
+		title_func(t, r->title, fn);
+		break;
+	case T_TRACE:
+		/* lockdep: the stack of the task that tripped it comes last,
+		 * after the locks and the dependency chain */
+		trace_function(fn, sizeof(fn), l, i, LONG_SCAN,
+			       is_report_frame);
+		title_func(t, r->title, fn);
+		break;
+	case T_UBSAN:
+		/* "UBSAN: shift-out-of-bounds in kernel/foo.c:12:3" */
+		m += strlen(r->needle);
+		k = strcspn(m, " ");
+		buf_printf(t, "UBSAN: %.*s", (int)k, m);
+		trace_function(fn, sizeof(fn), l, i, SCAN_AHEAD,
+			       is_report_frame);
+		if (*fn)
+			buf_printf(t, " in %s", fn);
+		break;
+	case T_PREEMPT: {
+		/* "BUG: using smp_processor_id() in preemptible [00000000]
+		 * code: swapper/0/1", then "caller is foo+0x1a/0x40" */
+		const char *u = strstr(line, "using ");
+		size_t j;
+
+		k = u ? strcspn(u, "(") : 0;
+		buf_printf(t, "BUG: %.*s() in preemptible code", (int)k,
+			   u ? u : "");
+		fn[0] = '\0';
+		for (j = i + 1; j < l->n && j < i + 4 && !*fn; j++)
+			if (!strncmp(l->v[j], "caller is ", 10))
+				copy_symbol(fn, sizeof(fn), l->v[j] + 10);
+		if (!*fn || is_report_frame(fn))
+			trace_function(fn, sizeof(fn), l, i, SCAN_AHEAD,
+				       is_report_frame);
+		if (*fn)
+			buf_printf(t, " in %s", fn);
+		break;
+	}
+	case T_LEAK:
+		trace_function(fn, sizeof(fn), l, i, SCAN_AHEAD,
+			       is_alloc_frame);
 		title_func(t, r->title, fn);
 		break;
 	case T_BUGMSG:
@@ -292,12 +563,12 @@ static void make_title(struct buf *t, const struct rule *r,
 		m += strlen(r->needle);
 		k = strcspn(m, ":,");
 		buf_printf(t, "BUG: %.*s", (int)k, m);
-		rip_function(fn, sizeof(fn), l, i);
+		guilty_function(fn, sizeof(fn), l, i);
 		if (*fn)
 			buf_printf(t, " in %s", fn);
 		break;
 	case T_FUNC:
-		rip_function(fn, sizeof(fn), l, i);
+		guilty_function(fn, sizeof(fn), l, i);
 		if (!*fn && r->kind == CRASH_BUG) {
 			/* "kernel BUG at mm/slub.c:42!" without symbols */
 			k = strcspn(m, "!");
@@ -385,9 +656,15 @@ int classify_console(struct classification *out,
 		}
 		r = match_rule(s, in->fail_on);
 		if (r) {
+			size_t from = i, k;
+
+			/* a WARN's message comes before it, after "cut here" */
+			for (k = 1; k <= 3 && k <= i; k++)
+				if (strstr(l.v[i - k], "[ cut here ]"))
+					from = i - k;
 			out->verdict = VERDICT_BAD;
 			make_title(&title, r, &l, i);
-			excerpt_from(&excerpt, &l, i);
+			excerpt_from(&excerpt, &l, from);
 			goto done;
 		}
 	}

@@ -20,12 +20,16 @@ enum crash_kind {
 	CRASH_NO_ROOT = 1 << 8,
 	CRASH_WARNING = 1 << 9,
 	CRASH_RCU_STALL = 1 << 10,
+	CRASH_LOCKDEP = 1 << 11, /* deadlocks, lock state, suspicious RCU */
+	CRASH_UBSAN = 1 << 12,
+	CRASH_LEAK = 1 << 13, /* kmemleak's unreferenced objects */
 };
 
 #define CRASH_DEFAULT                                                          \
 	(CRASH_PANIC | CRASH_OOPS | CRASH_BUG | CRASH_GPF | CRASH_KASAN |      \
 	 CRASH_SOFT_LOCKUP | CRASH_HARD_LOCKUP | CRASH_HUNG_TASK |             \
-	 CRASH_NO_ROOT | CRASH_RCU_STALL)
+	 CRASH_NO_ROOT | CRASH_RCU_STALL | CRASH_LOCKDEP | CRASH_UBSAN |       \
+	 CRASH_LEAK)
 
 /* The crash kind named name ("panic", "oops", ...), or 0. */
 unsigned crash_kind_parse(const char *name);

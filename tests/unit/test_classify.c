@@ -135,6 +135,79 @@ static void test_classify__kasan(void **state)
 	       "Read of size 4 at addr");
 }
 
+/*
+ * The kinds below come from logs written in the kernel's own printk
+ * formats (see tests/fixtures/console/README): the title names the code
+ * that has the bug, past the frames of the machinery that reports it.
+ */
+static void test_classify__lockdep_deadlock(void **state)
+{
+	(void)state;
+	expect("lockdep-circular.log", BOOT_EXITED, CRASH_DEFAULT, VERDICT_BAD,
+	       "possible deadlock in crashme_lock_ab", "DEADLOCK");
+}
+
+static void test_classify__suspicious_rcu(void **state)
+{
+	(void)state;
+	expect("rcu-suspicious.log", BOOT_EXITED, CRASH_DEFAULT, VERDICT_BAD,
+	       "suspicious RCU usage in crashme_rcu_peek", "rcu_dereference");
+}
+
+static void test_classify__ubsan(void **state)
+{
+	(void)state;
+	expect("ubsan-shift.log", BOOT_EXITED, CRASH_DEFAULT, VERDICT_BAD,
+	       "UBSAN: shift-out-of-bounds in crashme_shift",
+	       "shift exponent 40");
+}
+
+static void test_classify__divide_error(void **state)
+{
+	(void)state;
+	expect("divide-error.log", BOOT_EXITED, CRASH_DEFAULT, VERDICT_BAD,
+	       "divide error in crashme_ratio", "RIP: 0010:crashme_ratio");
+}
+
+static void test_classify__preemptible_named_by_caller(void **state)
+{
+	(void)state;
+	expect("smp-processor-id.log", BOOT_EXITED, CRASH_DEFAULT, VERDICT_BAD,
+	       "BUG: using smp_processor_id() in preemptible code in "
+	       "crashme_percpu",
+	       "caller is");
+}
+
+static void test_classify__memory_leak(void **state)
+{
+	(void)state;
+	expect("kmemleak.log", BOOT_EXITED, CRASH_DEFAULT, VERDICT_BAD,
+	       "memory leak in crashme_leak", "unreferenced object");
+}
+
+static void test_classify__refcount_warning_names_the_caller(void **state)
+{
+	(void)state;
+	expect("refcount-warning.log", BOOT_EXITED,
+	       CRASH_DEFAULT | CRASH_WARNING, VERDICT_BAD,
+	       "WARNING in crashme_put", "refcount_t: underflow");
+}
+
+static void test_classify__kasan_in_memcpy_names_the_caller(void **state)
+{
+	(void)state;
+	expect("kasan-memcpy.log", BOOT_EXITED, CRASH_DEFAULT, VERDICT_BAD,
+	       "KASAN: slab-out-of-bounds Write in crashme_copy",
+	       "Write of size 24");
+}
+
+static void test_classify__hung_task_with_addresses(void **state)
+{
+	(void)state;
+	expect("hung-task-addr.log", BOOT_TIMEOUT, CRASH_DEFAULT, VERDICT_BAD,
+	       "INFO: task hung in crashme_hung_fn", "blocked for more than");
+}
+
 static void test_classify__no_root(void **state)
 {
 	(void)state;
@@ -208,6 +281,17 @@ int main(void)
 		cmocka_unit_test(test_classify__kernel_bug),
 		cmocka_unit_test(test_classify__page_fault),
 		cmocka_unit_test(test_classify__kasan),
+		cmocka_unit_test(test_classify__lockdep_deadlock),
+		cmocka_unit_test(test_classify__suspicious_rcu),
+		cmocka_unit_test(test_classify__ubsan),
+		cmocka_unit_test(test_classify__divide_error),
+		cmocka_unit_test(test_classify__preemptible_named_by_caller),
+		cmocka_unit_test(test_classify__memory_leak),
+		cmocka_unit_test(
+			test_classify__refcount_warning_names_the_caller),
+		cmocka_unit_test(
+			test_classify__kasan_in_memcpy_names_the_caller),
+		cmocka_unit_test(test_classify__hung_task_with_addresses),
 		cmocka_unit_test(test_classify__no_root),
 		cmocka_unit_test(test_classify__warning),
 		cmocka_unit_test(test_classify__not_started),
