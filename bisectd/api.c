@@ -55,6 +55,7 @@ struct conn {
 	char name[130];
 	int status; /* an error decided before the body arrived */
 	char *error;
+	int refused; /* no token or an unknown one: the body is dropped */
 };
 
 void api_token_hash(char out[65], const char *token)
@@ -925,11 +926,26 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc,
 			} else {
 				upload_begin(a, cn, lease, name);
 			}
+		} else if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
+			/* every call with a body needs a token: without
+			 * one, the body is not kept (it costs no memory) */
+			char role[16];
+			const char *who = token_role(a, mc, role);
+
+			if (!who || !*who) {
+				cn->refused = 1;
+				cn->status = MHD_HTTP_UNAUTHORIZED;
+				cn->error =
+					strdup(who ? "this call needs a token"
+						   : "unknown token");
+			}
 		}
 		return MHD_YES;
 	}
 	if (*size) {
-		if (cn->upload)
+		if (cn->refused)
+			; /* dropped */
+		else if (cn->upload)
 			upload_data(a, cn, data, *size);
 		else if (!cn->too_big && buf_put(&cn->body, data, *size))
 			cn->too_big = 1;
@@ -938,6 +954,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc,
 	}
 	if (cn->upload)
 		return upload_end(a, mc, cn);
+	if (cn->refused)
+		return error_reply(mc, (unsigned)cn->status, cn->error);
 	return route(a, mc, cn, method, url);
 }
 

@@ -156,6 +156,21 @@ code=$(curl -s -o "$SCRATCH/body" -w '%{http_code}' -X POST -H "Authorization: B
 	-d '{"verdict":"good"}' "$URL/api/v1/leases/nosuch/result")
 check "a result for an unknown lease: 409 ($code)" [ "$code" = 409 ]
 check "a job that does not exist: 404" [ "$(api GET jobs/999999)" = 404 ]
+# bodies without a token are dropped as they come, not kept: 50 slow
+# uploads of 1 MB each cost the daemon next to nothing (kept, 40 MB)
+head -c 1000000 /dev/zero | tr '\0' 'a' > "$SCRATCH/big"
+rss0=$(ps -o rss= -p "$DPID")
+cpids=""
+for _ in $(seq 50); do
+	timeout 20 curl -s -o /dev/null --limit-rate 300k \
+		--data-binary @"$SCRATCH/big" "$URL/api/v1/jobs" &
+	cpids="$cpids $!"
+done
+sleep 2.5
+rss1=$(ps -o rss= -p "$DPID")
+wait $cpids
+check "50 uploads without a token: RSS $rss0 kB -> $rss1 kB" \
+	[ $((rss1 - rss0)) -lt 16000 ]
 check "bisectd is still up" [ "$(api GET health)" = 200 ]
 check "the daemon process lives" kill -0 "$DPID"
 new=$(find "$SCRATCH" -newer "$SCRATCH/marker" -type f | grep -v -e "^$STATE/" \
