@@ -318,9 +318,11 @@ static enum MHD_Result bisect_log(struct api *a, struct MHD_Connection *mc,
 static enum MHD_Result get_report(struct api *a, struct MHD_Connection *mc,
 				  long long id, int mail)
 {
-	const char *host =
-		MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Host");
-	char *base = util_fmt("http://%s", host ? host : "bisectd");
+	/* not the request's Host header: a client would choose the links
+	 * that the report sends to others */
+	char *base = a->o.public_url ? strdup(a->o.public_url)
+				     : util_fmt("http://%s:%d", a->o.listen,
+						api_port(a));
 	struct buf out;
 	char *json = NULL;
 	int rc;

@@ -28,6 +28,9 @@ struct api_opts {
 	size_t max_upload;   /* one artifact */
 	double max_poll_s;   /* the longest long poll */
 	const char *web_dir; /* the web pages' files */
+	/* where reports link to (never a request's Host header), or NULL:
+	 * http://listen:port */
+	const char *public_url;
 };
 
 struct api;

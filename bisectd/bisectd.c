@@ -45,6 +45,7 @@ struct config {
 	char port_file[PATH_MAX];
 	size_t max_upload_mb;
 	int hook_attempts;
+	char public_url[512]; /* reports link here; "" for listen:port */
 };
 
 static volatile sig_atomic_t stopping;
@@ -102,6 +103,13 @@ static int set_key(struct config *c, const char *k, const char *v)
 	} else if (!strcmp(k, "public-read")) {
 		if (parse_bool(v, &c->public_read))
 			return err_set(ERR_INPUT, "public-read is yes or no");
+	} else if (!strcmp(k, "public-url")) {
+		if ((strncmp(v, "http://", 7) && strncmp(v, "https://", 8)) ||
+		    strlen(v) >= sizeof(c->public_url) || strpbrk(v, " \"<>"))
+			return err_set(ERR_INPUT,
+				       "public-url must be an http:// or "
+				       "https:// URL");
+		snprintf(c->public_url, sizeof(c->public_url), "%s", v);
 	} else if (!strcmp(k, "port-file"))
 		snprintf(c->port_file, sizeof(c->port_file), "%s", v);
 	else if (!strcmp(k, "max-upload-mb")) {
@@ -322,7 +330,7 @@ static int usage(int asked)
 		"[--state DIR]\n"
 		"               [--recipes PATH] [--lease SECONDS] "
 		"[--public-read yes|no]\n"
-		"               [--port-file FILE]\n"
+		"               [--port-file FILE] [--public-url URL]\n"
 		"       bisectd [--state DIR] token add submit|worker|read "
 		"NAME\n");
 	return asked ? 0 : 2;
@@ -340,14 +348,16 @@ int main(int argc, char **argv)
 		{ "public-read", required_argument, NULL, 'P' },
 		{ "port-file", required_argument, NULL, 'f' },
 		{ "max-upload-mb", required_argument, NULL, 'm' },
+		{ "public-url", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const keys[] = {
-		['l'] = "listen",    ['p'] = "port",
-		['s'] = "state",     ['r'] = "recipes",
-		['L'] = "lease",     ['P'] = "public-read",
-		['f'] = "port-file", ['m'] = "max-upload-mb",
+		['l'] = "listen",     ['p'] = "port",
+		['s'] = "state",      ['r'] = "recipes",
+		['L'] = "lease",      ['P'] = "public-read",
+		['f'] = "port-file",  ['m'] = "max-upload-mb",
+		['u'] = "public-url",
 	};
 	struct config c = { .listen = "127.0.0.1",
 			    .port = 8070,
@@ -413,6 +423,7 @@ int main(int argc, char **argv)
 	ao.max_body = 1u << 20;
 	ao.max_upload = c.max_upload_mb << 20;
 	ao.max_poll_s = 30;
+	ao.public_url = c.public_url[0] ? c.public_url : NULL;
 	find_web_dir(web_dir, sizeof(web_dir));
 	ao.web_dir = web_dir;
 	memset(&sa, 0, sizeof(sa));

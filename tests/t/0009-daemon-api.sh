@@ -65,6 +65,11 @@ check "and copies the regressions list" \
 	grep -q "^Cc: .*regressions@lists.linux.dev" "$SCRATCH/report.txt"
 check "and links the step logs on this server" \
 	grep -q "^  job: http://127.0.0.1:$PORT/jobs/$id$" "$SCRATCH/report.txt"
+code=$(curl -s -o "$SCRATCH/body" -w '%{http_code}' -H "Host: evil.example" \
+	"$URL/api/v1/jobs/$id/report.txt")
+check "a request's Host header does not choose the report's links ($code)" \
+	'[ "$code" = 200 ] && grep -q "^  job: http://127.0.0.1:$PORT/jobs/$id$" "$SCRATCH/body" &&
+	 ! grep -q evil.example "$SCRATCH/body"'
 api GET "jobs/$id/report.json" > /dev/null
 check "the JSON report has the culprit and the recipients" \
 	jq_true "$SCRATCH/body" ".first_bad == \"$CULPRIT\" and (.recipients.cc | index(\"regressions@lists.linux.dev\")) != null"
