@@ -4,7 +4,15 @@
  *   bisect-worker --server URL --token TOKEN [--name NAME]
  *   (or $BISECTD_SERVER and $BISECTD_WORKER_TOKEN)
  *                 [--recipes a,b,...] [--allow-commands] [--slot S]
+ *                 [--command-timeout S] [--command-memory-mb MB]
  *                 [--once] [--libvirt URI]
+ *
+ * A generic job's command comes from whoever submitted the job: it runs
+ * in the bubblewrap sandbox (worker/sandbox.c) as nobody, with no
+ * network and none of the worker's environment (its token stays here),
+ * writing only to its checkout, killed after --command-timeout seconds
+ * (default 3600) and limited to --command-memory-mb of address space
+ * (default 4096).
  *
  * It registers its capabilities, long-polls for a step, runs it in a
  * child process (its own process group) while the parent renews the
@@ -50,6 +58,8 @@ struct wopts {
 	char name[64];
 	const char *recipes; /* comma-separated; NULL: every recipe found */
 	int allow_commands;
+	double command_timeout_s; /* a command from the network's limits */
+	long command_memory_mb;
 	const char *slot;
 	const char *sign_key, *sign_cert; /* sbsign build jobs' kernels */
 	int once;
@@ -258,7 +268,10 @@ static void child(const struct wopts *o, const struct job_assignment *a,
 				   .slot = o->slot,
 				   .step_dir = step_dir,
 				   .sign_key = o->sign_key,
-				   .sign_cert = o->sign_cert };
+				   .sign_cert = o->sign_cert,
+				   .sandbox_commands = 1,
+				   .command_timeout_s = o->command_timeout_s,
+				   .command_memory_mb = o->command_memory_mb };
 	struct session_step st;
 	struct buf text;
 	char *json = NULL, *path = util_fmt("%s/result.json", step_dir);
@@ -390,7 +403,9 @@ static int usage(int asked)
 	fprintf(asked ? stdout : stderr,
 		"usage: bisect-worker --server URL --token TOKEN [--name "
 		"NAME]\n"
-		"                     [--recipes a,b,...] [--allow-commands] "
+		"                     [--recipes a,b,...] [--allow-commands "
+		"[--command-timeout S]\n"
+		"                     [--command-memory-mb MB]] "
 		"[--slot S] [--once]\n"
 		"                     [--libvirt URI] [--sign-key KEY "
 		"--sign-cert "
@@ -406,6 +421,8 @@ int main(int argc, char **argv)
 		{ "name", required_argument, NULL, 'n' },
 		{ "recipes", required_argument, NULL, 'r' },
 		{ "allow-commands", no_argument, NULL, 'a' },
+		{ "command-timeout", required_argument, NULL, 'c' },
+		{ "command-memory-mb", required_argument, NULL, 'm' },
 		{ "slot", required_argument, NULL, 'S' },
 		{ "once", no_argument, NULL, '1' },
 		{ "libvirt", required_argument, NULL, 'V' },
@@ -414,7 +431,10 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct wopts o = { .slot = "" };
+	struct wopts o = { .slot = "",
+			   .command_timeout_s = 3600,
+			   .command_memory_mb = 4096 };
+	char *end;
 	struct sigaction sa;
 	struct buf out;
 	char host[64] = "worker", *poll_path = NULL;
@@ -440,6 +460,26 @@ int main(int argc, char **argv)
 			break;
 		case 'a':
 			o.allow_commands = 1;
+			break;
+		case 'c':
+			o.command_timeout_s = strtod(optarg, &end);
+			if (*end || !(o.command_timeout_s >= 1 &&
+				      o.command_timeout_s <= 86400)) {
+				say("--command-timeout needs 1 to 86400 "
+				    "seconds, not '%s'",
+				    optarg);
+				return 2;
+			}
+			break;
+		case 'm':
+			o.command_memory_mb = strtol(optarg, &end, 10);
+			if (*end || o.command_memory_mb < 16 ||
+			    o.command_memory_mb > 1048576) {
+				say("--command-memory-mb needs 16 to 1048576, "
+				    "not '%s'",
+				    optarg);
+				return 2;
+			}
 			break;
 		case 'S':
 			o.slot = optarg;

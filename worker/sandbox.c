@@ -25,13 +25,15 @@ void sandbox_hide(const char *dir)
 		snprintf(hidden[nhidden++], sizeof(hidden[0]), "%s", dir);
 }
 
-size_t sandbox_argv(const char **argv, const char *work_dir)
+static size_t sandbox_words(const char **argv, const char *work_dir,
+			    int with_ccache, const char *ro_dir,
+			    const char *const *env)
 {
 	static char ccache[4096];
-	const char *cd = getenv("CCACHE_DIR");
+	const char *cd = with_ccache ? getenv("CCACHE_DIR") : NULL;
 	size_t n = 0, i;
 
-	if (!cd) {
+	if (!cd && with_ccache) {
 		char *cache = util_cache_dir();
 
 		if (cache)
@@ -43,6 +45,31 @@ size_t sandbox_argv(const char **argv, const char *work_dir)
 	argv[n++] = "--unshare-all";
 	argv[n++] = "--die-with-parent";
 	argv[n++] = "--new-session";
+	if (env) {
+		argv[n++] = "--clearenv";
+		argv[n++] = "--setenv";
+		argv[n++] = "PATH";
+		argv[n++] = "/usr/local/bin:/usr/bin:/bin";
+		argv[n++] = "--setenv";
+		argv[n++] = "HOME";
+		argv[n++] = "/tmp";
+		argv[n++] = "--setenv";
+		argv[n++] = "LANG";
+		argv[n++] = "C.UTF-8";
+		for (i = 0; env[i] && i < 2; i++) {
+			static char names[2][64];
+			const char *eq = strchr(env[i], '=');
+			size_t len = eq ? (size_t)(eq - env[i]) : 0;
+
+			if (!eq || len >= sizeof(names[0]))
+				continue;
+			memcpy(names[i], env[i], len);
+			names[i][len] = '\0';
+			argv[n++] = "--setenv";
+			argv[n++] = names[i];
+			argv[n++] = eq + 1;
+		}
+	}
 	argv[n++] = "--uid";
 	argv[n++] = "65534";
 	argv[n++] = "--gid";
@@ -68,6 +95,11 @@ size_t sandbox_argv(const char **argv, const char *work_dir)
 		argv[n++] = "--tmpfs";
 		argv[n++] = hidden[i];
 	}
+	if (ro_dir) {
+		argv[n++] = "--ro-bind";
+		argv[n++] = ro_dir;
+		argv[n++] = ro_dir;
+	}
 	argv[n++] = "--bind";
 	argv[n++] = work_dir;
 	argv[n++] = work_dir;
@@ -78,4 +110,17 @@ size_t sandbox_argv(const char **argv, const char *work_dir)
 	}
 	argv[n++] = "--";
 	return n;
+}
+
+size_t sandbox_argv(const char **argv, const char *work_dir)
+{
+	return sandbox_words(argv, work_dir, 1, NULL, NULL);
+}
+
+size_t sandbox_command_argv(const char **argv, const char *work_dir,
+			    const char *repo_dir, const char *const *env)
+{
+	static const char *const none[] = { NULL };
+
+	return sandbox_words(argv, work_dir, 0, repo_dir, env ? env : none);
 }

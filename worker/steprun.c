@@ -59,11 +59,52 @@ int steprun_lock_dir(const char *dir)
 	return fd;
 }
 
+/*
+ * The words that run command: sh -c command, or for a command from the
+ * network (env->sandbox_commands) the same under prlimit (its memory)
+ * and in the sandbox, as nobody, without network, with BISECT_COMMIT as
+ * all of its environment from here.  NULL when out of memory.
+ */
+static const char **command_argv(const char *command, const char *worktree,
+				 const char *gitdir, const char *env_commit,
+				 const struct steprun_env *env, char **as)
+{
+	const char **argv = calloc(SANDBOX_WORDS + 8, sizeof(*argv));
+	const char *const senv[] = { env_commit, NULL };
+	size_t n = 0;
+
+	*as = NULL;
+	if (!argv)
+		return NULL;
+	if (env && env->sandbox_commands) {
+		*as = util_fmt("--as=%lld",
+			       (long long)(env->command_memory_mb > 0
+						   ? env->command_memory_mb
+						   : 4096)
+				       << 20);
+		if (!*as) {
+			free(argv);
+			return NULL;
+		}
+		argv[n++] = "prlimit";
+		argv[n++] = *as;
+		argv[n++] = "--";
+		n += sandbox_command_argv(argv + n, worktree, gitdir, senv);
+	}
+	argv[n++] = "sh";
+	argv[n++] = "-c";
+	argv[n++] = command;
+	argv[n] = NULL;
+	return argv;
+}
+
 int steprun_command(struct session_step *st, struct gu_repo *repo,
 		    const char *worktree, const struct gu_oid *commit,
-		    const char *const *argv, const char *log)
+		    const char *command, const char *log,
+		    const struct steprun_env *senv)
 {
-	char hex[GU_HEXSZ + 1], *env_commit;
+	char hex[GU_HEXSZ + 1], *env_commit, *as = NULL;
+	const char **argv;
 	struct proc_result pr;
 	int rc;
 
@@ -77,19 +118,37 @@ int steprun_command(struct session_step *st, struct gu_repo *repo,
 		free(env_commit);
 		return err_set(ERR_NOMEM, "out of memory");
 	}
+	argv = command_argv(command, worktree, gu_gitdir(repo), env_commit,
+			    senv, &as);
+	if (!argv) {
+		free(env_commit);
+		return err_set(ERR_NOMEM, "out of memory");
+	}
 	{
 		const char *env[] = { env_commit, NULL };
-		struct proc_opts o = { .cwd = worktree,
-				       .env = env,
-				       .log_path = log };
+		int sandboxed = senv && senv->sandbox_commands;
+		struct proc_opts o = {
+			.cwd = worktree,
+			.env = env,
+			.log_path = log,
+			.timeout_s = sandboxed ? senv->command_timeout_s : 0
+		};
 
 		rc = proc_run(&pr, argv, &o);
 	}
 	free(env_commit);
+	free(argv);
+	free(as);
 	if (rc)
 		return rc;
 	if (pr.exec_failed)
 		return ERR_INPUT; /* proc_run said which command and why */
+	if (pr.timed_out) {
+		st->verdict = VERDICT_INFRA;
+		st->title = util_fmt("command timed out after %.0f s",
+				     senv->command_timeout_s);
+		return 0;
+	}
 	if (!pr.exited) {
 		st->verdict = VERDICT_INFRA;
 		st->title =
@@ -315,7 +374,13 @@ static int run_assignment(struct session_step *st,
 	if (!key)
 		return err_set(ERR_NOMEM, "out of memory");
 	if (sp->command) {
-		const char *argv[] = { "sh", "-c", sp->command, NULL };
+		if (env->sandbox_commands && !util_in_path("bwrap")) {
+			rc = err_set(ERR_INFRA,
+				     "bubblewrap (bwrap) is not installed on "
+				     "this worker: commands from the network "
+				     "run in its sandbox");
+			goto out;
+		}
 
 		work = util_fmt("%s/worktrees/%s-run%s", env->cache_dir, key,
 				env->slot);
@@ -325,7 +390,8 @@ static int run_assignment(struct session_step *st,
 		    (lock = steprun_lock_dir(work)) < 0)
 			rc = lock;
 		if (!rc)
-			rc = steprun_command(st, repo, work, oid, argv, path);
+			rc = steprun_command(st, repo, work, oid, sp->command,
+					     path, env);
 		goto out;
 	}
 	{

@@ -71,8 +71,16 @@ int pipeline_make(const struct step_spec *s, const char *targets,
  * for a build that may write only in work_dir and ccache's directory:
  * put them before the command.  At most SANDBOX_WORDS.  Not reentrant.
  */
-#define SANDBOX_WORDS 48
+#define SANDBOX_WORDS 64
 size_t sandbox_argv(const char **argv, const char *work_dir);
+/*
+ * The same for a command from the network: no ccache to write to, and an
+ * environment of its own (PATH, HOME=/tmp, LANG=C.UTF-8 and each
+ * "NAME=value" of env), nothing of the worker's; repo_dir (the git
+ * directory whose objects the work tree borrows) readable.
+ */
+size_t sandbox_command_argv(const char **argv, const char *work_dir,
+			    const char *repo_dir, const char *const *env);
 /* Hide dir (a signing key's) from every later sandbox; up to 4. */
 void sandbox_hide(const char *dir);
 
@@ -311,9 +319,11 @@ const char *buildjob_outcome(const struct buildjob_result *r);
  * decides as in git bisect run: 0 good, 125 skip, 1-127 bad; 128 and
  * above, or a signal, is an infra verdict.
  */
+struct steprun_env;
 int steprun_command(struct session_step *st, struct gu_repo *repo,
 		    const char *worktree, const struct gu_oid *commit,
-		    const char *const *argv, const char *log);
+		    const char *command, const char *log,
+		    const struct steprun_env *env);
 
 /* Kernel mode: the step pipeline, its result moved into st. */
 int steprun_kernel(struct session_step *st, const struct step_spec *spec);
@@ -337,6 +347,12 @@ struct steprun_env {
 	const char *step_dir;	 /* this step's logs */
 	int live;		 /* live indicator on stderr */
 	const char *sign_key, *sign_cert; /* for build jobs, or NULL */
+	/* a generic job's command comes from the network: run it in the
+	 * sandbox, as nobody, without network or the worker's environment,
+	 * within these limits (bisect-worker); 0 for the user's own */
+	int sandbox_commands;
+	double command_timeout_s;
+	long command_memory_mb;
 };
 
 /*
