@@ -3,13 +3,13 @@
  *
  *   bisectd [--config FILE] [--listen ADDR] [--port N] [--state DIR]
  *           [--recipes PATH] [--lease SECONDS] [--public-read yes|no]
- *           [--port-file FILE]
+ *           [--port-file FILE] [--public-url URL]
  *   bisectd token add ROLE NAME [--state DIR]
  *
  * Flags override the config file.  State (SQLite, mirrors, artifacts)
  * lives in the state directory; logs go to stderr, which systemd sends
- * to the journal.  Every second the daemon expires lost leases, replans
- * unfinished jobs and delivers due webhooks.
+ * to the journal.  Every second the daemon expires lost leases and
+ * replans unfinished jobs; a thread of its own delivers due webhooks.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -322,6 +322,29 @@ static void deliver_hooks(struct coord *co, int max_attempts)
 	free(ids);
 }
 
+/*
+ * Webhooks go out from a thread of their own: a receiver that is slow
+ * (up to its 10 s timeout) delays other webhooks, never the scheduler's
+ * tick, lease expiry or the API.
+ */
+struct hooks {
+	struct coord *co;
+	int max_attempts;
+};
+
+static void *hook_thread(void *arg)
+{
+	struct hooks *h = arg;
+
+	while (!stopping) {
+		struct timespec ts = { 1, 0 };
+
+		deliver_hooks(h->co, h->max_attempts);
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
 /* The usage: on stdout and 0 when asked for, else on stderr and 2. */
 static int usage(int asked)
 {
@@ -370,6 +393,8 @@ int main(int argc, char **argv)
 	struct sched_opts so = { 0 };
 	struct api_opts ao;
 	struct api *api = NULL;
+	struct hooks hk;
+	pthread_t hooks;
 	const char *config = NULL;
 	char *flags[128] = { 0 }, web_dir[PATH_MAX + 32];
 	struct sigaction sa;
@@ -449,6 +474,15 @@ int main(int argc, char **argv)
 		snprintf(port, sizeof(port), "%d\n", api_port(api));
 		util_write_atomic(c.port_file, port, strlen(port));
 	}
+	hk.co = &co;
+	hk.max_attempts = c.hook_attempts;
+	if ((rc = pthread_create(&hooks, NULL, hook_thread, &hk))) {
+		fprintf(stderr,
+			"bisectd: cannot start the webhook thread: %s\n",
+			strerror(rc));
+		api_stop(api);
+		return 3;
+	}
 	while (!stopping) {
 		struct timespec ts = { 1, 0 };
 
@@ -458,9 +492,9 @@ int main(int argc, char **argv)
 			logf_("scheduling: %s", err_last());
 		pthread_cond_broadcast(&co.wake);
 		pthread_mutex_unlock(&co.lock);
-		deliver_hooks(&co, c.hook_attempts);
 	}
 	logf_("stopping");
+	pthread_join(hooks, NULL);
 	api_stop(api);
 	sched_close(co.sched);
 	store_close(co.store);

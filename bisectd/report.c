@@ -798,6 +798,25 @@ static json_t *coord_step_json(struct store *st, const struct store_step *s)
 	return o;
 }
 
+/* A callback URL as a job's view shows it: its user and password out. */
+static void redact_callback(json_t *spec)
+{
+	const char *u = json_string_value(json_object_get(spec, "callback"));
+	const char *host = u ? strstr(u, "://") : NULL, *at;
+	char *shown;
+
+	if (!host)
+		return;
+	host += 3;
+	at = strchr(host, '@');
+	if (!at || (strchr(host, '/') && strchr(host, '/') < at))
+		return;
+	shown = util_fmt("%.*s***%s", (int)(host - u), u, at);
+	if (shown)
+		json_object_set_new(spec, "callback", json_string(shown));
+	free(shown);
+}
+
 char *report_job(struct store *st, const struct store_job *j,
 		 const struct store_step *steps, size_t n, int full)
 {
@@ -819,6 +838,8 @@ char *report_job(struct store *st, const struct store_job *j,
 	json_object_set_new(o, "created", time_or_null(j->created));
 	json_object_set_new(o, "started", time_or_null(j->started));
 	json_object_set_new(o, "finished", time_or_null(j->finished));
+	if (spec)
+		redact_callback(spec);
 	json_object_set_new(o, "spec", spec ? spec : json_null());
 	hook = json_pack("{s:s, s:i, s:o}", "state",
 			 j->hook_state ? j->hook_state : "none", "attempts",

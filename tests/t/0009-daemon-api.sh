@@ -80,6 +80,13 @@ check "the job shows the delivery after 3 attempts" \
 	jq_true "$SCRATCH/body" '.webhook.state == "delivered" and .webhook.attempts == 3'
 api GET 'jobs?state=done' > /dev/null
 check "the job list has it" jq_true "$SCRATCH/body" "[.jobs[].id] | index($id) != null"
+cid=$(submit "$(bisect_job "$repo" "$GOOD" "$BAD" 'test ! -f regression' \
+	'{callback: "http://hookuser:s3cret@127.0.0.1:9/hook"}')")
+api GET "jobs/$cid" > /dev/null
+check "a callback's password is not shown in the job's view" \
+	'jq_true "$SCRATCH/body" ".spec.callback == \"http://***@127.0.0.1:9/hook\"" &&
+	 ! grep -q s3cret "$SCRATCH/body"'
+api POST "jobs/$cid/cancel" '' "$STOKEN" > /dev/null
 
 # --- bisectctl --server ---------------------------------------------------
 expect_exit 0 "bisectctl --server sends a bisection and follows it" \
