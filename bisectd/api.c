@@ -263,7 +263,8 @@ static enum MHD_Result submit(struct api *a, struct MHD_Connection *mc,
 					   "'-'), not a path");
 	}
 	/* the slow part (importing a Debian source) outside the lock */
-	rc = sched_prepare(buf_str(&cn->body), cn->body.len, &prepared);
+	rc = sched_prepare(a->c->state_dir, a->o.fetch_timeout_s,
+			   buf_str(&cn->body), cn->body.len, &prepared);
 	if (rc)
 		return error_reply(mc, status_for(rc), err_last());
 	pthread_mutex_lock(&a->c->lock);

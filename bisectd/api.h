@@ -31,6 +31,7 @@ struct api_opts {
 	/* where reports link to (never a request's Host header), or NULL:
 	 * http://listen:port */
 	const char *public_url;
+	double fetch_timeout_s; /* a submitted repository URL's fetch */
 };
 
 struct api;

@@ -3,7 +3,7 @@
  *
  *   bisectd [--config FILE] [--listen ADDR] [--port N] [--state DIR]
  *           [--recipes PATH] [--lease SECONDS] [--public-read yes|no]
- *           [--port-file FILE] [--public-url URL]
+ *           [--port-file FILE] [--public-url URL] [--fetch-timeout S]
  *   bisectd token add ROLE NAME [--state DIR]
  *
  * Flags override the config file.  State (SQLite, mirrors, artifacts)
@@ -45,7 +45,8 @@ struct config {
 	char port_file[PATH_MAX];
 	size_t max_upload_mb;
 	int hook_attempts;
-	char public_url[512]; /* reports link here; "" for listen:port */
+	char public_url[512];	/* reports link here; "" for listen:port */
+	double fetch_timeout_s; /* a submitted repository URL's fetch */
 };
 
 static volatile sig_atomic_t stopping;
@@ -110,6 +111,12 @@ static int set_key(struct config *c, const char *k, const char *v)
 				       "public-url must be an http:// or "
 				       "https:// URL");
 		snprintf(c->public_url, sizeof(c->public_url), "%s", v);
+	} else if (!strcmp(k, "fetch-timeout")) {
+		c->fetch_timeout_s = strtod(v, &end);
+		if (*end ||
+		    !(c->fetch_timeout_s >= 1 && c->fetch_timeout_s <= 86400))
+			return err_set(ERR_INPUT, "fetch-timeout must be 1 to "
+						  "86400 seconds");
 	} else if (!strcmp(k, "port-file"))
 		snprintf(c->port_file, sizeof(c->port_file), "%s", v);
 	else if (!strcmp(k, "max-upload-mb")) {
@@ -353,7 +360,8 @@ static int usage(int asked)
 		"[--state DIR]\n"
 		"               [--recipes PATH] [--lease SECONDS] "
 		"[--public-read yes|no]\n"
-		"               [--port-file FILE] [--public-url URL]\n"
+		"               [--port-file FILE] [--public-url URL] "
+		"[--fetch-timeout S]\n"
 		"       bisectd [--state DIR] token add submit|worker|read "
 		"NAME\n");
 	return asked ? 0 : 2;
@@ -372,6 +380,7 @@ int main(int argc, char **argv)
 		{ "port-file", required_argument, NULL, 'f' },
 		{ "max-upload-mb", required_argument, NULL, 'm' },
 		{ "public-url", required_argument, NULL, 'u' },
+		{ "fetch-timeout", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -380,13 +389,14 @@ int main(int argc, char **argv)
 		['s'] = "state",      ['r'] = "recipes",
 		['L'] = "lease",      ['P'] = "public-read",
 		['f'] = "port-file",  ['m'] = "max-upload-mb",
-		['u'] = "public-url",
+		['u'] = "public-url", ['F'] = "fetch-timeout",
 	};
 	struct config c = { .listen = "127.0.0.1",
 			    .port = 8070,
 			    .lease_s = 60,
 			    .public_read = 1,
 			    .max_upload_mb = 512,
+			    .fetch_timeout_s = 600,
 			    .hook_attempts = 10 };
 	struct coord co = { .lock = PTHREAD_MUTEX_INITIALIZER,
 			    .wake = PTHREAD_COND_INITIALIZER };
@@ -449,6 +459,7 @@ int main(int argc, char **argv)
 	ao.max_upload = c.max_upload_mb << 20;
 	ao.max_poll_s = 30;
 	ao.public_url = c.public_url[0] ? c.public_url : NULL;
+	ao.fetch_timeout_s = c.fetch_timeout_s;
 	find_web_dir(web_dir, sizeof(web_dir));
 	ao.web_dir = web_dir;
 	memset(&sa, 0, sizeof(sa));

@@ -32,11 +32,13 @@
  */
 #include <ctype.h>
 #include <math.h>
+#include <pthread.h>
 #include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "digest.h"
 #include "engine.h"
@@ -150,21 +152,103 @@ void sched_close(struct sched *s)
 }
 
 /* Open a job's repository: a path, or a URL mirrored in the state dir. */
+/* Where a repository given as a URL is mirrored. */
+static char *mirror_dir(const char *state_dir, const char *url)
+{
+	char hex[DIGEST_HEXSZ + 1];
+
+	digest_sha256_hex(hex, url, strlen(url));
+	return util_fmt("%s/repos/%.16s.git", state_dir, hex);
+}
+
+/*
+ * A URL's mirror, once it exists, is opened as it is: sched_prepare()
+ * fetched it before the lock was taken.  Without one (bisectctl's own
+ * scheduler, which has no prepare step), libgit2 clones it.
+ */
 static int open_repo(struct sched *s, const char *repo, struct gu_repo **out)
 {
-	char hex[DIGEST_HEXSZ + 1], *dir;
+	char *dir;
 	int rc;
 
 	if (!strstr(repo, "://"))
 		return gu_open(out, repo);
-	digest_sha256_hex(hex, repo, strlen(repo));
-	dir = util_fmt("%s/repos/%.16s.git", s->state_dir, hex);
+	dir = mirror_dir(s->state_dir, repo);
 	if (!dir)
 		return err_set(ERR_NOMEM, "out of memory");
-	rc = util_mkdir_p(s->state_dir);
-	if (!rc)
+	if (access(dir, F_OK) == 0)
+		rc = gu_open(out, dir);
+	else if (!(rc = util_mkdir_p(s->state_dir)))
 		rc = gu_open_url(out, repo, dir);
 	free(dir);
+	return rc;
+}
+
+/*
+ * Clone or update the mirror of url with git, in a child process that
+ * is killed after timeout seconds: a server that never answers costs
+ * this request its time, nothing else.  git asks for no password.
+ */
+static int fetch_mirror(const char *state_dir, const char *url, double timeout)
+{
+	char *dir = mirror_dir(state_dir, url), *tmp = NULL, *log = NULL,
+	     *repos = util_fmt("%s/repos", state_dir);
+	/* no password prompts, and only network protocols: not file://
+	 * (any repository on this machine) or ext:: (any command) */
+	const char *env[] = { "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=/bin/true",
+			      "GIT_ALLOW_PROTOCOL=https:http:git", NULL };
+	struct proc_opts o = { .env = env, .timeout_s = timeout };
+	struct proc_result pr;
+	int fresh, rc;
+
+	if (dir)
+		tmp = util_fmt("%s.new-%d-%lx", dir, (int)getpid(),
+			       (unsigned long)pthread_self());
+	if (repos && tmp)
+		log = util_fmt("%s.log", tmp);
+	if (!log) {
+		rc = err_set(ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = util_mkdir_p(repos)))
+		goto out;
+	o.log_path = log;
+	fresh = access(dir, F_OK) != 0;
+	{
+		const char *clone[] = { "git", "clone", "--mirror", "--quiet",
+					"--",  url,	tmp,	    NULL };
+		const char *fetch[] = { "git",	   "-C",      dir,	"fetch",
+					"--quiet", "--prune", "origin", NULL };
+
+		rc = proc_run(&pr, fresh ? clone : fetch, &o);
+	}
+	if (!rc && pr.timed_out)
+		rc = err_set(ERR_INPUT,
+			     "cannot fetch '%s': no answer within %.0f s", url,
+			     timeout);
+	else if (!rc && (!pr.exited || pr.status != 0)) {
+		struct buf b;
+		const char *why;
+
+		buf_init(&b, 4096);
+		buf_read_file(&b, log);
+		why = buf_str(&b);
+		rc = err_set(ERR_INPUT, "cannot fetch '%s': %.*s", url,
+			     (int)strcspn(why, "\n"),
+			     *why ? why : "git failed");
+		buf_release(&b);
+	}
+	if (!rc && fresh && rename(tmp, dir) && access(dir, F_OK))
+		rc = err_sys(ERR_INFRA, "cannot rename '%s'", tmp);
+out:
+	if (tmp)
+		util_remove_tree(tmp); /* a failure, or another's was first */
+	if (log)
+		unlink(log);
+	free(dir);
+	free(tmp);
+	free(log);
+	free(repos);
 	return rc;
 }
 
@@ -337,7 +421,8 @@ static int import_source(struct job_spec *spec)
 	return rc;
 }
 
-int sched_prepare(const char *body, size_t len, char **out)
+int sched_prepare(const char *state_dir, double fetch_timeout, const char *body,
+		  size_t len, char **out)
 {
 	struct job_spec spec;
 	int rc;
@@ -345,6 +430,11 @@ int sched_prepare(const char *body, size_t len, char **out)
 	*out = NULL;
 	if ((rc = job_spec_parse(&spec, body, len)))
 		return rc;
+	if (spec.repo && strstr(spec.repo, "://") &&
+	    (rc = fetch_mirror(state_dir, spec.repo, fetch_timeout))) {
+		job_spec_release(&spec);
+		return rc;
+	}
 	if (spec.source && (rc = import_source(&spec)) == 0 &&
 	    !(*out = job_spec_dump(&spec)))
 		rc = err_set(ERR_NOMEM, "out of memory");
