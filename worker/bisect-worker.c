@@ -226,7 +226,9 @@ static void upload(const struct wopts *o, const char *lease,
 		}
 		url = util_fmt("%s/api/v1/leases/%s/artifacts/%s", o->server,
 			       lease, e->d_name);
-		if (path && url && !stat(path, &st) && S_ISREG(st.st_mode) &&
+		/* lstat: a link that a build made in its sandbox must not
+		 * send a file of this machine out */
+		if (path && url && !lstat(path, &st) && S_ISREG(st.st_mode) &&
 		    !digest_file_hex(sum, path)) {
 			struct http_req r = {
 				.method = "PUT",

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -59,6 +60,13 @@ static int add_file(struct package_result *r, const char *name)
 
 /* Move every file of dir ending in suffix to out (dbg ones go unless
  * dbg), recording their names. */
+static int regular_file(const char *path)
+{
+	struct stat st;
+
+	return !lstat(path, &st) && S_ISREG(st.st_mode);
+}
+
 static int collect(struct package_result *r, const char *dir,
 		   const char *suffix, const char *out, int dbg)
 {
@@ -78,7 +86,14 @@ static int collect(struct package_result *r, const char *dir,
 		to = util_fmt("%s/%s", out, e->d_name);
 		if (!from || !to)
 			rc = err_set(ERR_NOMEM, "out of memory");
-		else if (!dbg && strstr(e->d_name, "-dbg"))
+		else if (!regular_file(from)) {
+			/* made in the sandbox: a link would hand out a file
+			 * of this machine */
+			rc = err_set(ERR_GENERIC,
+				     "package '%s' is not a regular file",
+				     e->d_name);
+			unlink(from);
+		} else if (!dbg && strstr(e->d_name, "-dbg"))
 			unlink(from);
 		else if (rename(from, to))
 			rc = err_sys(ERR_INFRA, "cannot move '%s'", from);
