@@ -85,8 +85,12 @@ start_worker w1
 code=$(api POST jobs "$(bisect_job "$repo" "$GOOD" "$BAD" true '{confidence: 2}')" "$STOKEN")
 check "confidence 2: 422 ($(cat "$SCRATCH/body"))" \
 	'[ "$code" = 422 ] && jq_true "$SCRATCH/body" ".error | test(\"confidence\")"'
-rm -rf "$COUNTS" && mkdir "$COUNTS"
-id=$(submit "$(bisect_job "$repo" "$GOOD" "$BAD" "$SCRATCH/flaky.sh" '{confidence: 0.95}')")
+# a worker runs the command in its sandbox, where only the checkout is
+# writable: the same script, counting in the checkout (untracked files
+# stay there from step to step)
+inline=$(sed -e 1d -e 's|\$COUNTS/|.counts/|' "$SCRATCH/flaky.sh" |
+	sed '2i mkdir -p .counts')
+id=$(submit "$(bisect_job "$repo" "$GOOD" "$BAD" "$inline" '{confidence: 0.95}')")
 wait_job "$id" 120
 check "the job finds the culprit at $(jq .confidence "$SCRATCH/job") confidence, verified" \
 	jq_true "$SCRATCH/job" ".culprit == \"$CULPRIT\" and .confidence >= 0.95 and
