@@ -30,6 +30,7 @@
 #include "error.h"
 #include "job.h"
 #include "jobview.h"
+#include "policy.h"
 #include "recipe.h"
 #include "report.h"
 #include "util.h"
@@ -39,12 +40,15 @@ struct api {
 	struct MHD_Daemon *d;
 	struct coord *c;
 	struct api_opts o;
+	size_t body_bytes; /* held by all requests' bodies (atomic) */
 };
 
 /* One request in progress. */
 struct conn {
 	struct buf body;
 	int too_big;
+	int busy;	/* the total body budget was spent: 503 */
+	size_t counted; /* of a->body_bytes */
 	/* artifact upload */
 	int upload;
 	int fd;
@@ -240,6 +244,45 @@ static enum MHD_Result list_jobs(struct api *a, struct MHD_Connection *mc)
 	return json_reply(mc, MHD_HTTP_OK, buf_detach(&l.out));
 }
 
+/*
+ * What a submitter may name: a recipe by name, never a path; a
+ * repository under the allowed URL prefixes or roots (lib/policy.h), in
+ * its normal form; a webhook under the allowed prefixes.  *out: the
+ * request as the scheduler gets it.
+ */
+static int submit_check(struct api *a, const char *body, size_t len, char **out)
+{
+	struct job_spec spec;
+	char *repo = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((rc = job_spec_parse(&spec, body, len)))
+		return rc;
+	if (spec.recipe && !recipe_name_ok(spec.recipe))
+		rc = err_set(ERR_INPUT, "field 'recipe' must be a recipe name "
+					"(letters, digits, '.', '_', '-'), "
+					"not a path");
+	else if (spec.repo && (rc = policy_repo(a->o.repo_urls, a->o.repo_roots,
+						spec.repo, &repo)))
+		;
+	else if (spec.callback &&
+		 !policy_hook_allowed(a->o.hook_urls, spec.callback))
+		rc = err_set(ERR_INPUT, "field 'callback': webhooks to this "
+					"destination are not allowed here "
+					"(setting webhook-urls)");
+	if (!rc && repo) {
+		free(spec.repo);
+		spec.repo = repo;
+		repo = NULL;
+	}
+	if (!rc && !(*out = job_spec_dump(&spec)))
+		rc = err_set(ERR_NOMEM, "out of memory");
+	free(repo);
+	job_spec_release(&spec);
+	return rc;
+}
+
 static enum MHD_Result submit(struct api *a, struct MHD_Connection *mc,
 			      struct conn *cn)
 {
@@ -247,29 +290,23 @@ static enum MHD_Result submit(struct api *a, struct MHD_Connection *mc,
 	char *prepared = NULL;
 	int rc;
 
-	{
-		/* a recipe from the network is a name, never a path */
-		struct job_spec spec;
+	char *checked = NULL;
 
-		if (job_spec_parse(&spec, buf_str(&cn->body), cn->body.len))
-			return error_reply(mc, status_for(ERR_INPUT),
-					   err_last());
-		rc = spec.recipe && !recipe_name_ok(spec.recipe);
-		job_spec_release(&spec);
-		if (rc)
-			return error_reply(mc, status_for(ERR_INPUT),
-					   "field 'recipe' must be a recipe "
-					   "name (letters, digits, '.', '_', "
-					   "'-'), not a path");
-	}
-	/* the slow part (importing a Debian source) outside the lock */
+	if ((rc = submit_check(a, buf_str(&cn->body), cn->body.len, &checked)))
+		return error_reply(mc, status_for(rc), err_last());
+	/* the slow part (a fetch, a Debian source) outside the lock */
 	rc = sched_prepare(a->c->state_dir, a->o.fetch_timeout_s,
-			   buf_str(&cn->body), cn->body.len, &prepared);
+			   a->o.fetch_max_mb, checked, strlen(checked),
+			   &prepared);
+	if (!rc && !prepared) {
+		prepared = checked;
+		checked = NULL;
+	}
+	free(checked);
 	if (rc)
 		return error_reply(mc, status_for(rc), err_last());
 	pthread_mutex_lock(&a->c->lock);
-	rc = sched_submit(a->c->sched, prepared ? prepared : buf_str(&cn->body),
-			  prepared ? strlen(prepared) : cn->body.len, NULL, 0,
+	rc = sched_submit(a->c->sched, prepared, strlen(prepared), NULL, 0,
 			  &id);
 	pthread_cond_broadcast(&a->c->wake);
 	pthread_mutex_unlock(&a->c->lock);
@@ -817,6 +854,10 @@ static enum MHD_Result route(struct api *a, struct MHD_Connection *mc,
 	if (cn->too_big)
 		return error_reply(mc, MHD_HTTP_CONTENT_TOO_LARGE,
 				   "request body too large");
+	if (cn->busy)
+		return error_reply(mc, MHD_HTTP_SERVICE_UNAVAILABLE,
+				   "too many request bodies in memory at once: "
+				   "try again");
 	if (is_get && !a->o.public_read && !*who)
 		return error_reply(mc, MHD_HTTP_UNAUTHORIZED,
 				   "reading needs a token");
@@ -950,8 +991,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc,
 			; /* dropped */
 		else if (cn->upload)
 			upload_data(a, cn, data, *size);
-		else if (!cn->too_big && buf_put(&cn->body, data, *size))
-			cn->too_big = 1;
+		else if (cn->too_big || cn->busy)
+			; /* dropped, answered when it ends */
+		else if (__atomic_add_fetch(&a->body_bytes, *size,
+					    __ATOMIC_SEQ_CST) >
+			 a->o.max_bodies) {
+			__atomic_sub_fetch(&a->body_bytes, *size,
+					   __ATOMIC_SEQ_CST);
+			cn->busy = 1;
+		} else {
+			cn->counted += *size;
+			if (buf_put(&cn->body, data, *size))
+				cn->too_big = 1;
+		}
 		*size = 0;
 		return MHD_YES;
 	}
@@ -966,12 +1018,13 @@ static void on_done(void *cls, struct MHD_Connection *mc, void **con_cls,
 		    enum MHD_RequestTerminationCode toe)
 {
 	struct conn *cn = *con_cls;
+	struct api *a = cls;
 
-	(void)cls;
 	(void)mc;
 	(void)toe;
 	if (!cn)
 		return;
+	__atomic_sub_fetch(&a->body_bytes, cn->counted, __ATOMIC_SEQ_CST);
 	if (cn->fd >= 0)
 		close(cn->fd);
 	if (cn->tmp)
@@ -1023,7 +1076,9 @@ int api_start(struct api **out, struct coord *c, const struct api_opts *o)
 		on_log, a, MHD_OPTION_SOCK_ADDR, &sa,
 		MHD_OPTION_NOTIFY_COMPLETED, on_done, a,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)1000, MHD_OPTION_END);
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)1000,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)o->per_ip,
+		MHD_OPTION_END);
 	if (!a->d) {
 		free(a);
 		return err_sys(ERR_INFRA, "cannot listen on %s:%d", o->listen,

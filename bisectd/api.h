@@ -31,7 +31,13 @@ struct api_opts {
 	/* where reports link to (never a request's Host header), or NULL:
 	 * http://listen:port */
 	const char *public_url;
-	double fetch_timeout_s; /* a submitted repository URL's fetch */
+	double fetch_timeout_s;	    /* a submitted repository URL's fetch */
+	unsigned long fetch_max_mb; /* the largest file a fetch writes */
+	/* NULL-ended allow-lists: repository URL prefixes and directories,
+	 * webhook URL prefixes (lib/policy.h) */
+	const char *const *repo_urls, *const *repo_roots, *const *hook_urls;
+	unsigned per_ip;   /* connections from one address; 0: no limit */
+	size_t max_bodies; /* all JSON bodies being received, together */
 };
 
 struct api;

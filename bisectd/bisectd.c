@@ -28,6 +28,8 @@
 #include "error.h"
 #include "gitutil.h"
 #include "http.h"
+#include "job.h"
+#include "policy.h"
 #include "report.h"
 #include "util.h"
 
@@ -45,8 +47,13 @@ struct config {
 	char port_file[PATH_MAX];
 	size_t max_upload_mb;
 	int hook_attempts;
-	char public_url[512];	/* reports link here; "" for listen:port */
-	double fetch_timeout_s; /* a submitted repository URL's fetch */
+	char public_url[512];	    /* reports link here; "" for listen:port */
+	double fetch_timeout_s;	    /* a submitted repository URL's fetch */
+	unsigned long fetch_max_mb; /* the largest file a fetch may write */
+	/* space-separated allow-lists: repository URL prefixes, repository
+	 * directories, webhook URL prefixes */
+	char repo_urls[4096], repo_roots[4096], hook_urls[4096];
+	unsigned per_ip; /* connections from one address at a time */
 };
 
 static volatile sig_atomic_t stopping;
@@ -117,6 +124,29 @@ static int set_key(struct config *c, const char *k, const char *v)
 		    !(c->fetch_timeout_s >= 1 && c->fetch_timeout_s <= 86400))
 			return err_set(ERR_INPUT, "fetch-timeout must be 1 to "
 						  "86400 seconds");
+	} else if (!strcmp(k, "fetch-max-mb")) {
+		errno = 0;
+		c->fetch_max_mb = strtoul(v, &end, 10);
+		if (*end || !*v || errno || c->fetch_max_mb < 1 ||
+		    c->fetch_max_mb > (1ul << 24))
+			return err_set(ERR_INPUT, "fetch-max-mb must be 1 to "
+						  "16777216");
+	} else if (!strcmp(k, "repo-urls") || !strcmp(k, "repo-roots") ||
+		   !strcmp(k, "webhook-urls")) {
+		char *dst = !strcmp(k, "repo-urls")    ? c->repo_urls
+			    : !strcmp(k, "repo-roots") ? c->repo_roots
+						       : c->hook_urls;
+
+		if (strlen(v) >= sizeof(c->repo_urls))
+			return err_set(ERR_INPUT, "%s is too long", k);
+		snprintf(dst, sizeof(c->repo_urls), "%s", v);
+	} else if (!strcmp(k, "max-conns-per-address")) {
+		unsigned long n = strtoul(v, &end, 10);
+
+		if (*end || !*v || n > 100000)
+			return err_set(ERR_INPUT, "max-conns-per-address must "
+						  "be 0 (no limit) to 100000");
+		c->per_ip = (unsigned)n;
 	} else if (!strcmp(k, "port-file"))
 		snprintf(c->port_file, sizeof(c->port_file), "%s", v);
 	else if (!strcmp(k, "max-upload-mb")) {
@@ -126,6 +156,25 @@ static int set_key(struct config *c, const char *k, const char *v)
 						  "positive number");
 	} else
 		return err_set(ERR_INPUT, "unknown setting '%s'", k);
+	return 0;
+}
+
+#define LIST_MAX 32
+
+/* Split a space-separated list in place into out (NULL-ended). */
+static int split_list(char *s, const char **out, const char *key)
+{
+	char *save = NULL, *w;
+	size_t n = 0;
+
+	for (w = strtok_r(s, " \t,", &save); w;
+	     w = strtok_r(NULL, " \t,", &save)) {
+		if (n == LIST_MAX)
+			return err_set(ERR_INPUT, "%s: more than %d entries",
+				       key, LIST_MAX);
+		out[n++] = w;
+	}
+	out[n] = NULL;
 	return 0;
 }
 
@@ -231,38 +280,100 @@ static int open_store(struct store **st, const char *state)
 	return rc;
 }
 
-/* bisectd token add ROLE NAME: print a new token, keep its hash. */
+static int print_token(const char *hash, const char *role, const char *name,
+		       void *payload)
+{
+	(void)payload;
+	/* the hash's first digits tell two tokens of one name apart; the
+	 * token itself was shown once, when it was made */
+	printf("%-24s %-7s %.12s\n", name, role, hash);
+	return 0;
+}
+
+static int token_usage(int asked)
+{
+	fprintf(asked ? stdout : stderr,
+		"usage: bisectd [--state DIR] token add "
+		"submit|worker|read NAME\n"
+		"       bisectd [--state DIR] token list\n"
+		"       bisectd [--state DIR] token revoke NAME\n");
+	return asked ? 0 : 2;
+}
+
+/*
+ * bisectd token add ROLE NAME: print a new token, keep its hash;
+ * token list: name, role and hash prefix of each; token revoke NAME:
+ * delete every token of that name (a running daemon refuses it at once:
+ * tokens are looked up on every request).
+ */
 static int cmd_token(struct config *c, int argc, char **argv)
 {
 	char token[65], hash[65];
 	struct store *st;
-	int rc;
+	int rc, n = 0;
 
-	if (argc != 4 || strcmp(argv[1], "add") ||
-	    (strcmp(argv[2], "submit") && strcmp(argv[2], "worker") &&
-	     strcmp(argv[2], "read"))) {
-		fprintf(stderr, "usage: bisectd [--state DIR] token add "
-				"submit|worker|read NAME\n");
+	if (argc == 2 && !strcmp(argv[1], "--help"))
+		return token_usage(1);
+	if (!((argc == 4 && !strcmp(argv[1], "add") &&
+	       (!strcmp(argv[2], "submit") || !strcmp(argv[2], "worker") ||
+		!strcmp(argv[2], "read"))) ||
+	      (argc == 2 && !strcmp(argv[1], "list")) ||
+	      (argc == 3 && !strcmp(argv[1], "revoke"))))
+		return token_usage(0);
+	if (!strcmp(argv[1], "add") && !*argv[3]) {
+		fprintf(stderr, "bisectd: a token's NAME must not be empty\n");
 		return 2;
 	}
-	if ((rc = digest_random_hex(token, 32)) ||
-	    (rc = open_store(&st, c->state))) {
+	if ((rc = open_store(&st, c->state))) {
 		fprintf(stderr, "bisectd: %s\n", err_last());
 		return 3;
 	}
-	api_token_hash(hash, token);
-	rc = store_token_add(st, hash, argv[2], argv[3]);
+	if (!strcmp(argv[1], "list")) {
+		rc = store_token_list(st, print_token, NULL);
+	} else if (!strcmp(argv[1], "revoke")) {
+		if (!(rc = store_token_revoke(st, argv[2], &n)) && !n) {
+			store_close(st);
+			fprintf(stderr, "bisectd: no token named '%s'\n",
+				argv[2]);
+			return 1;
+		}
+		if (!rc)
+			printf("revoked %d token%s named '%s'\n", n,
+			       n == 1 ? "" : "s", argv[2]);
+	} else if (!(rc = digest_random_hex(token, 32))) {
+		api_token_hash(hash, token);
+		if (!(rc = store_token_add(st, hash, argv[2], argv[3])))
+			printf("%s\n", token);
+	}
 	store_close(st);
 	if (rc) {
 		fprintf(stderr, "bisectd: %s\n", err_last());
 		return 3;
 	}
-	printf("%s\n", token);
 	return 0;
 }
 
-/* POST finished jobs to their callbacks; back off 2^n s up to 5 min. */
-static void deliver_hooks(struct coord *co, int max_attempts)
+/* The job's webhook key, or NULL. */
+static char *hook_secret(const char *spec_json)
+{
+	struct job_spec spec;
+	char *secret = NULL;
+
+	if (job_spec_parse(&spec, spec_json, strlen(spec_json)))
+		return NULL;
+	secret = spec.callback_secret;
+	spec.callback_secret = NULL;
+	job_spec_release(&spec);
+	return secret;
+}
+
+/*
+ * POST finished jobs to their callbacks; back off 2^n s up to 5 min.
+ * Each carries X-Bisectd-Job and, when the job gave a callback_secret,
+ * X-Bisectd-Signature: sha256=HMAC-SHA256(secret, body) in hex.
+ */
+static void deliver_hooks(struct coord *co, int max_attempts,
+			  const char *const *allowed)
 {
 	long long *ids = NULL;
 	size_t n = 0, i;
@@ -274,7 +385,7 @@ static void deliver_hooks(struct coord *co, int max_attempts)
 		struct store_job j;
 		struct store_step *steps = NULL;
 		size_t ns = 0;
-		char *doc = NULL, *url = NULL, why[512] = "";
+		char *doc = NULL, *url = NULL, *secret = NULL, why[512] = "";
 		int attempts;
 		long status = 0;
 
@@ -283,6 +394,7 @@ static void deliver_hooks(struct coord *co, int max_attempts)
 			if (!store_steps_of_job(co->store, j.id, &steps, &ns))
 				doc = report_job(co->store, &j, steps, ns, 1);
 			url = j.callback ? strdup(j.callback) : NULL;
+			secret = hook_secret(j.spec);
 			attempts = j.hook_attempts;
 			store_steps_release(steps, ns);
 			store_job_release(&j);
@@ -290,13 +402,32 @@ static void deliver_hooks(struct coord *co, int max_attempts)
 			attempts = 0;
 		}
 		pthread_mutex_unlock(&co->lock);
-		if (doc && url) {
+		if (doc && url && !policy_hook_allowed(allowed, url)) {
+			/* the allow-list may have changed since the submit */
+			snprintf(why, sizeof(why),
+				 "destination not allowed "
+				 "(setting webhook-urls)");
+			attempts = max_attempts - 1;
+		} else if (doc && url) {
+			char sig[DIGEST_HEXSZ + 1], sigh[DIGEST_HEXSZ + 40],
+				idh[64];
+			const char *hdrs[3] = { idh, NULL, NULL };
 			struct http_req r = { .method = "POST",
 					      .url = url,
 					      .body = doc,
 					      .len = strlen(doc),
-					      .timeout_s = 10 };
+					      .timeout_s = 10,
+					      .headers = hdrs };
 
+			snprintf(idh, sizeof(idh), "X-Bisectd-Job: %lld",
+				 ids[i]);
+			if (secret) {
+				digest_hmac_sha256_hex(sig, secret, doc,
+						       strlen(doc));
+				snprintf(sigh, sizeof(sigh),
+					 "X-Bisectd-Signature: sha256=%s", sig);
+				hdrs[1] = sigh;
+			}
 			if (http_do(&r, &status, NULL))
 				snprintf(why, sizeof(why), "%s", err_last());
 			else if (status < 200 || status > 299)
@@ -325,6 +456,7 @@ static void deliver_hooks(struct coord *co, int max_attempts)
 		pthread_mutex_unlock(&co->lock);
 		free(doc);
 		free(url);
+		free(secret);
 	}
 	free(ids);
 }
@@ -337,6 +469,7 @@ static void deliver_hooks(struct coord *co, int max_attempts)
 struct hooks {
 	struct coord *co;
 	int max_attempts;
+	const char *const *urls; /* the allowed destinations */
 };
 
 static void *hook_thread(void *arg)
@@ -346,7 +479,7 @@ static void *hook_thread(void *arg)
 	while (!stopping) {
 		struct timespec ts = { 1, 0 };
 
-		deliver_hooks(h->co, h->max_attempts);
+		deliver_hooks(h->co, h->max_attempts, h->urls);
 		nanosleep(&ts, NULL);
 	}
 	return NULL;
@@ -362,7 +495,13 @@ static int usage(int asked)
 		"[--public-read yes|no]\n"
 		"               [--port-file FILE] [--public-url URL] "
 		"[--fetch-timeout S]\n"
+		"               [--fetch-max-mb N] [--repo-urls 'PREFIX...'] "
+		"[--repo-roots 'DIR...']\n"
+		"               [--webhook-urls 'PREFIX...'] "
+		"[--max-conns-per-address N]\n"
 		"       bisectd [--state DIR] token add submit|worker|read "
+		"NAME\n"
+		"       bisectd [--state DIR] token list | token revoke "
 		"NAME\n");
 	return asked ? 0 : 2;
 }
@@ -381,15 +520,30 @@ int main(int argc, char **argv)
 		{ "max-upload-mb", required_argument, NULL, 'm' },
 		{ "public-url", required_argument, NULL, 'u' },
 		{ "fetch-timeout", required_argument, NULL, 'F' },
+		{ "fetch-max-mb", required_argument, NULL, 'M' },
+		{ "repo-urls", required_argument, NULL, 'U' },
+		{ "repo-roots", required_argument, NULL, 'R' },
+		{ "webhook-urls", required_argument, NULL, 'W' },
+		{ "max-conns-per-address", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const keys[] = {
-		['l'] = "listen",     ['p'] = "port",
-		['s'] = "state",      ['r'] = "recipes",
-		['L'] = "lease",      ['P'] = "public-read",
-		['f'] = "port-file",  ['m'] = "max-upload-mb",
-		['u'] = "public-url", ['F'] = "fetch-timeout",
+		['l'] = "listen",
+		['p'] = "port",
+		['s'] = "state",
+		['r'] = "recipes",
+		['L'] = "lease",
+		['P'] = "public-read",
+		['f'] = "port-file",
+		['m'] = "max-upload-mb",
+		['u'] = "public-url",
+		['F'] = "fetch-timeout",
+		['M'] = "fetch-max-mb",
+		['U'] = "repo-urls",
+		['R'] = "repo-roots",
+		['W'] = "webhook-urls",
+		['A'] = "max-conns-per-address",
 	};
 	struct config c = { .listen = "127.0.0.1",
 			    .port = 8070,
@@ -397,7 +551,12 @@ int main(int argc, char **argv)
 			    .public_read = 1,
 			    .max_upload_mb = 512,
 			    .fetch_timeout_s = 600,
+			    .fetch_max_mb = 16384,
+			    .repo_urls = "https://",
+			    .per_ip = 256,
 			    .hook_attempts = 10 };
+	const char *repo_urls[LIST_MAX + 1], *repo_roots[LIST_MAX + 1],
+		*hook_urls[LIST_MAX + 1];
 	struct coord co = { .lock = PTHREAD_MUTEX_INITIALIZER,
 			    .wake = PTHREAD_COND_INITIALIZER };
 	struct sched_opts so = { 0 };
@@ -438,6 +597,12 @@ int main(int argc, char **argv)
 	if (optind < argc)
 		return usage(0);
 
+	if (split_list(c.repo_urls, repo_urls, "repo-urls") ||
+	    split_list(c.repo_roots, repo_roots, "repo-roots") ||
+	    split_list(c.hook_urls, hook_urls, "webhook-urls")) {
+		fprintf(stderr, "bisectd: %s\n", err_last());
+		return 2;
+	}
 	if (gu_init() || http_global_init() || open_store(&co.store, c.state)) {
 		fprintf(stderr, "bisectd: %s\n", err_last());
 		return 3;
@@ -458,8 +623,14 @@ int main(int argc, char **argv)
 	ao.max_body = 1u << 20;
 	ao.max_upload = c.max_upload_mb << 20;
 	ao.max_poll_s = 30;
+	ao.max_bodies = 64u << 20;
 	ao.public_url = c.public_url[0] ? c.public_url : NULL;
 	ao.fetch_timeout_s = c.fetch_timeout_s;
+	ao.fetch_max_mb = c.fetch_max_mb;
+	ao.repo_urls = repo_urls;
+	ao.repo_roots = repo_roots;
+	ao.hook_urls = hook_urls;
+	ao.per_ip = c.per_ip;
 	find_web_dir(web_dir, sizeof(web_dir));
 	ao.web_dir = web_dir;
 	memset(&sa, 0, sizeof(sa));
@@ -487,6 +658,7 @@ int main(int argc, char **argv)
 	}
 	hk.co = &co;
 	hk.max_attempts = c.hook_attempts;
+	hk.urls = hook_urls;
 	if ((rc = pthread_create(&hooks, NULL, hook_thread, &hk))) {
 		fprintf(stderr,
 			"bisectd: cannot start the webhook thread: %s\n",

@@ -798,13 +798,14 @@ static json_t *coord_step_json(struct store *st, const struct store_step *s)
 	return o;
 }
 
-/* A callback URL as a job's view shows it: its user and password out. */
+/* A callback as a job's view shows it: its user, password and key out. */
 static void redact_callback(json_t *spec)
 {
 	const char *u = json_string_value(json_object_get(spec, "callback"));
 	const char *host = u ? strstr(u, "://") : NULL, *at;
 	char *shown;
 
+	json_object_del(spec, "callback_secret");
 	if (!host)
 		return;
 	host += 3;

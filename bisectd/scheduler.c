@@ -189,7 +189,8 @@ static int open_repo(struct sched *s, const char *repo, struct gu_repo **out)
  * is killed after timeout seconds: a server that never answers costs
  * this request its time, nothing else.  git asks for no password.
  */
-static int fetch_mirror(const char *state_dir, const char *url, double timeout)
+static int fetch_mirror(const char *state_dir, const char *url, double timeout,
+			unsigned long max_mb)
 {
 	char *dir = mirror_dir(state_dir, url), *tmp = NULL, *log = NULL,
 	     *repos = util_fmt("%s/repos", state_dir);
@@ -197,7 +198,9 @@ static int fetch_mirror(const char *state_dir, const char *url, double timeout)
 	 * (any repository on this machine) or ext:: (any command) */
 	const char *env[] = { "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=/bin/true",
 			      "GIT_ALLOW_PROTOCOL=https:http:git", NULL };
-	struct proc_opts o = { .env = env, .timeout_s = timeout };
+	struct proc_opts o = { .env = env,
+			       .timeout_s = timeout,
+			       .max_file_mb = max_mb };
 	struct proc_result pr;
 	int fresh, rc;
 
@@ -233,9 +236,15 @@ static int fetch_mirror(const char *state_dir, const char *url, double timeout)
 		buf_init(&b, 4096);
 		buf_read_file(&b, log);
 		why = buf_str(&b);
-		rc = err_set(ERR_INPUT, "cannot fetch '%s': %.*s", url,
-			     (int)strcspn(why, "\n"),
-			     *why ? why : "git failed");
+		if (max_mb && strstr(why, "File too large"))
+			rc = err_set(ERR_INPUT,
+				     "cannot fetch '%s': larger than %lu MB "
+				     "(setting fetch-max-mb)",
+				     url, max_mb);
+		else
+			rc = err_set(ERR_INPUT, "cannot fetch '%s': %.*s", url,
+				     (int)strcspn(why, "\n"),
+				     *why ? why : "git failed");
 		buf_release(&b);
 	}
 	if (!rc && fresh && rename(tmp, dir) && access(dir, F_OK))
@@ -421,8 +430,9 @@ static int import_source(struct job_spec *spec)
 	return rc;
 }
 
-int sched_prepare(const char *state_dir, double fetch_timeout, const char *body,
-		  size_t len, char **out)
+int sched_prepare(const char *state_dir, double fetch_timeout,
+		  unsigned long fetch_max_mb, const char *body, size_t len,
+		  char **out)
 {
 	struct job_spec spec;
 	int rc;
@@ -431,7 +441,8 @@ int sched_prepare(const char *state_dir, double fetch_timeout, const char *body,
 	if ((rc = job_spec_parse(&spec, body, len)))
 		return rc;
 	if (spec.repo && strstr(spec.repo, "://") &&
-	    (rc = fetch_mirror(state_dir, spec.repo, fetch_timeout))) {
+	    (rc = fetch_mirror(state_dir, spec.repo, fetch_timeout,
+			       fetch_max_mb))) {
 		job_spec_release(&spec);
 		return rc;
 	}

@@ -43,11 +43,13 @@ struct sched_verdict {
  * source version is imported (a minute the first time) and *out is the
  * request with its repository and commit, or NULL when it needs
  * nothing.  A repository given as a URL is cloned or fetched into its
- * mirror in the state directory (by git, killed after fetch_timeout s).
+ * mirror in the state directory (by git, killed after fetch_timeout s,
+ * and when it writes a file larger than fetch_max_mb).
  * Checks the request as sched_submit() would.
  */
-int sched_prepare(const char *state_dir, double fetch_timeout, const char *body,
-		  size_t len, char **out);
+int sched_prepare(const char *state_dir, double fetch_timeout,
+		  unsigned long fetch_max_mb, const char *body, size_t len,
+		  char **out);
 int sched_submit(struct sched *s, const char *body, size_t len,
 		 const struct sched_verdict *known, size_t nknown,
 		 long long *id);

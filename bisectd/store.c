@@ -843,6 +843,38 @@ int store_token_role(struct store *s, const char *hash, char role[16])
 	return rc;
 }
 
+int store_token_list(struct store *s,
+		     int (*fn)(const char *hash, const char *role,
+			       const char *name, void *payload),
+		     void *payload)
+{
+	sqlite3_stmt *st = prep(
+		s, "SELECT hash, role, name FROM tokens ORDER BY name, role",
+		"");
+	int rc;
+
+	if (!st)
+		return ERR_INFRA;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (fn((const char *)sqlite3_column_text(st, 0),
+		       (const char *)sqlite3_column_text(st, 1),
+		       (const char *)sqlite3_column_text(st, 2), payload))
+			break;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_err(s, "read tokens");
+	return 0;
+}
+
+int store_token_revoke(struct store *s, const char *name, int *count)
+{
+	int rc =
+		run(s, prep(s, "DELETE FROM tokens WHERE name = ?", "s", name));
+
+	*count = rc ? 0 : sqlite3_changes(s->db);
+	return rc;
+}
+
 int store_artifact_add(struct store *s, long long step, const char *name,
 		       long long size, const char *sha256)
 {

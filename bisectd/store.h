@@ -154,6 +154,13 @@ int store_workers_live(struct store *s, double since,
 /* role: "submit", "worker" or "read"; hash: of the token. */
 int store_token_add(struct store *s, const char *hash, const char *role,
 		    const char *name);
+/* Each token's hash, role and name, by name; fn returns nonzero to stop. */
+int store_token_list(struct store *s,
+		     int (*fn)(const char *hash, const char *role,
+			       const char *name, void *payload),
+		     void *payload);
+/* Delete the tokens named name; *count: how many there were. */
+int store_token_revoke(struct store *s, const char *name, int *count);
 /* The role of a token hash, or ERR_NOTFOUND. */
 int store_token_role(struct store *s, const char *hash, char role[16]);
 

@@ -3,7 +3,9 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <openssl/rand.h>
 
 #include "digest.h"
@@ -97,4 +99,15 @@ int digest_random_hex(char *out, size_t nbytes)
 		return err_set(ERR_INFRA, "no randomness");
 	to_hex(out, raw, nbytes);
 	return 0;
+}
+
+void digest_hmac_sha256_hex(char out[DIGEST_HEXSZ + 1], const char *key,
+			    const void *data, size_t len)
+{
+	unsigned char mac[32];
+	unsigned int n = sizeof(mac);
+
+	if (!HMAC(EVP_sha256(), key, (int)strlen(key), data, len, mac, &n))
+		n = 0;
+	to_hex(out, mac, n);
 }

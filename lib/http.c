@@ -63,6 +63,8 @@ int http_do(const struct http_req *r, long *status, struct buf *out)
 		snprintf(sum, sizeof(sum), "X-Content-SHA256: %s", r->sha256);
 		h = curl_slist_append(h, sum);
 	}
+	for (size_t i = 0; r->headers && r->headers[i]; i++)
+		h = curl_slist_append(h, r->headers[i]);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
 	if (r->body_file) {
 		struct stat st;

@@ -12,13 +12,14 @@
 struct http_req {
 	const char *method; /* "GET", "POST", "PUT" */
 	const char *url;
-	const char *token;	  /* Authorization: Bearer, or NULL */
-	const char *body;	  /* or NULL */
-	size_t len;		  /* of body */
-	const char *body_file;	  /* PUT this file instead of body */
-	const char *content_type; /* default application/json */
-	const char *sha256;	  /* X-Content-SHA256 header, or NULL */
-	double timeout_s;	  /* whole request; 0: 30 s */
+	const char *token;	    /* Authorization: Bearer, or NULL */
+	const char *body;	    /* or NULL */
+	size_t len;		    /* of body */
+	const char *body_file;	    /* PUT this file instead of body */
+	const char *content_type;   /* default application/json */
+	const char *sha256;	    /* X-Content-SHA256 header, or NULL */
+	double timeout_s;	    /* whole request; 0: 30 s */
+	const char *const *headers; /* more "Name: value" lines, or NULL */
 };
 
 /*

@@ -17,7 +17,18 @@
 #include "job.h"
 #include "verdict.h"
 
-enum ftype { F_STR, F_INT, F_BOOL, F_STRLIST, F_REAL, F_LL };
+/* F_STR: a name, a revision, a URL (no control characters); F_TEXT: a
+ * script or a patch (lines and tabs) */
+enum ftype { F_STR, F_TEXT, F_INT, F_BOOL, F_STRLIST, F_REAL, F_LL };
+
+/* Whether s has a control character (NUL is caught by its length). */
+static int has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
 
 struct field {
 	const char *name;
@@ -50,7 +61,8 @@ static int set_field(void *base, const struct field *f, json_t *v)
 	char *p = (char *)base + f->off;
 
 	switch (f->type) {
-	case F_STR: {
+	case F_STR:
+	case F_TEXT: {
 		const char *s;
 
 		if (!json_is_string(v))
@@ -62,6 +74,10 @@ static int set_field(void *base, const struct field *f, json_t *v)
 				       "field '%s' is too long or has a NUL "
 				       "(limit %zu bytes)",
 				       f->name, f->limit);
+		if (f->type == F_STR && has_control(s))
+			return err_set(ERR_INPUT,
+				       "field '%s' has a control character",
+				       f->name);
 		free(*(char **)p);
 		*(char **)p = strdup(s);
 		return *(char **)p ? 0 : err_set(ERR_NOMEM, "out of memory");
@@ -159,7 +175,9 @@ static int spec_patches(struct job_spec *j, const char *field, json_t *v)
 		if (!json_is_object(x) || json_object_size(x) != 2 ||
 		    !json_is_string(n) || !json_is_string(t) ||
 		    json_string_length(n) == 0 || json_string_length(n) > 255 ||
+		    strlen(json_string_value(n)) != json_string_length(n) ||
 		    strchr(json_string_value(n), '/') ||
+		    has_control(json_string_value(n)) ||
 		    json_string_length(t) != strlen(json_string_value(t)))
 			return err_set(ERR_INPUT,
 				       "patch %zu must be {\"name\": a file "
@@ -226,7 +244,9 @@ static int spec_list(void *base, const struct field *f, json_t *v)
 	json_array_foreach(v, i, x)
 	{
 		if (!json_is_string(x) || json_string_length(x) == 0 ||
-		    json_string_length(x) > 255)
+		    json_string_length(x) > 255 ||
+		    strlen(json_string_value(x)) != json_string_length(x) ||
+		    has_control(json_string_value(x)))
 			return err_set(ERR_INPUT,
 				       "field '%s' must hold revision names",
 				       f->name);
@@ -244,8 +264,8 @@ static const struct field spec_fields[] = {
 	{ "good", F_STRLIST, 0, JOB_MAX_GOODS },
 	{ "commit", F_STR, SPEC(commit), 255 },
 	{ "recipe", F_STR, SPEC(recipe), 255 },
-	{ "command", F_STR, SPEC(command), 4096 },
-	{ "test", F_STR, SPEC(test), 65536 },
+	{ "command", F_TEXT, SPEC(command), 4096 },
+	{ "test", F_TEXT, SPEC(test), 65536 },
 	{ "runs", F_INT, SPEC(runs), 100 },
 	{ "confidence", F_REAL, SPEC(confidence), 0 },
 	{ "failure", F_STR, SPEC(failure), 1024 },
@@ -254,6 +274,7 @@ static const struct field spec_fields[] = {
 	{ "check_endpoints", F_BOOL, SPEC(check_endpoints), 0 },
 	{ "max_workers", F_INT, SPEC(max_workers), 1024 },
 	{ "callback", F_STR, SPEC(callback), 2048 },
+	{ "callback_secret", F_STR, SPEC(callback_secret), 256 },
 	{ "patches", F_STRLIST, 0, JOB_MAX_PATCHES },
 	{ "apply", F_STRLIST, 0, JOB_MAX_PATCHES },
 	{ "formats", F_STRLIST, 0, 2 },
@@ -276,6 +297,7 @@ void job_spec_release(struct job_spec *j)
 	free(j->command);
 	free(j->test);
 	free(j->callback);
+	free(j->callback_secret);
 	free(j->source);
 	free(j->failure);
 	for (i = 0; i < j->npatches; i++) {
@@ -322,6 +344,7 @@ static int spec_from(struct job_spec *out, json_t *o)
 			     { "test", out->test },
 			     { "failure", out->failure },
 			     { "callback", out->callback },
+			     { "callback_secret", out->callback_secret },
 			     { "source", out->source } };
 		size_t k;
 
@@ -392,6 +415,9 @@ static int spec_from(struct job_spec *out, json_t *o)
 		return err_set(ERR_INPUT,
 			       "field 'callback' must be an http:// or "
 			       "https:// URL");
+	if (out->callback_secret && !out->callback)
+		return err_set(ERR_INPUT,
+			       "field 'callback_secret' needs a 'callback'");
 	return 0;
 }
 
@@ -446,6 +472,7 @@ static json_t *spec_json(const struct job_spec *j)
 			    json_boolean(j->check_endpoints));
 	json_object_set_new(o, "max_workers", json_integer(j->max_workers));
 	put_str(o, "callback", j->callback);
+	put_str(o, "callback_secret", j->callback_secret);
 	if (j->npatches || !strcmp(j->type, "build")) {
 		json_t *pa = json_array();
 

@@ -35,6 +35,8 @@ struct job_spec {
 	int check_endpoints; /* test bad and goods first */
 	int max_workers;     /* 0: as many as there are */
 	char *callback;	     /* webhook URL, or NULL */
+	/* the key of the webhook's HMAC-SHA256 signature; never shown */
+	char *callback_secret;
 	/* patches applied in order: a build job's "patches", or a kernel
 	 * bisect or test job's "apply" (on every step: the fix of another
 	 * bug that hides the one bisected); a build's package formats */

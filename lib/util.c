@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -195,7 +197,19 @@ static void child(const char *const argv[], const struct proc_opts *o,
 	size_t i;
 
 	setpgid(0, 0);
+	/* a worker killed with SIGKILL takes its make and QEMU with it */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	signal(SIGPIPE, SIG_DFL);
+	if (o->max_file_mb) {
+		struct rlimit rl;
+
+		rl.rlim_cur = rl.rlim_max = (rlim_t)o->max_file_mb << 20;
+		if (setrlimit(RLIMIT_FSIZE, &rl))
+			goto fail;
+		/* a write past it fails with EFBIG ("File too large"), which
+		 * the program reports, instead of a silent SIGXFSZ */
+		signal(SIGXFSZ, SIG_IGN);
+	}
 	if (o->cwd && chdir(o->cwd))
 		goto fail;
 	if (o->log_path) {

@@ -55,6 +55,9 @@ struct proc_opts {
 	/* called about once a second while the child runs */
 	void (*tick)(double elapsed, void *payload);
 	void *payload;
+	/* the largest file the child may write, in MB (RLIMIT_FSIZE); a
+	 * write past it fails with EFBIG.  0: no limit */
+	unsigned long max_file_mb;
 };
 
 struct proc_result {
@@ -67,7 +70,8 @@ struct proc_result {
 };
 
 /*
- * Run argv[0] (searched in PATH) and wait for it.  A child that could not
+ * Run argv[0] (searched in PATH) and wait for it.  The child is killed
+ * when the thread that started it dies (PR_SET_PDEATHSIG).  A child that could not
  * be started is reported in out->exec_failed, with the reason in
  * err_last(); the return value is nonzero only when fork() itself fails.
  */

@@ -21,17 +21,40 @@ make_tokens() {
 
 # start_bisectd [ARGS]: start it (on $PORT when set), set URL and DPID.
 # $NETNS runs it in that network namespace, listening on $LISTEN.
+# Repositories may be under the scratch directory and the test cache (the
+# kernel history); webhooks may go to $HOOK_URLS.
 start_bisectd() {
 	rm -f "$STATE.port"
 	${NETNS:+ip netns exec "$NETNS"} setsid "$BISECTD" --state "$STATE" \
 		--listen "${LISTEN:-127.0.0.1}" --port "${PORT:-0}" \
-		--port-file "$STATE.port" --lease "$LEASE" "$@" \
+		--port-file "$STATE.port" --lease "$LEASE" \
+		--repo-roots "$SCRATCH $BISECTD_CACHE" \
+		--webhook-urls "${HOOK_URLS:-}" "$@" \
 		>> "$SCRATCH/bisectd.log" 2>&1 &
 	DPID=$!
 	PIDS="$PIDS $DPID"
 	for _ in $(seq 100); do [ -s "$STATE.port" ] && break; sleep 0.1; done
 	PORT=$(cat "$STATE.port")
 	URL=http://${LISTEN:-127.0.0.1}:$PORT
+}
+
+# free_port: a loopback port that nothing listens on (now)
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# start_sink NAME FAILURES [DELAY]: a webhook receiver
+# (tests/fixtures/hook-sink) that fails its first FAILURES deliveries and
+# waits DELAY s before each answer; HOOK is its URL, which joins
+# HOOK_URLS for the next start_bisectd
+start_sink() {
+	rm -f "$SCRATCH/$1.port"
+	mkdir -p "$SCRATCH/$1"
+	"$TOP/tests/fixtures/hook-sink" "$SCRATCH/$1.port" "$SCRATCH/$1" "$2" ${3:-} &
+	PIDS="$PIDS $!"
+	for _ in $(seq 50); do [ -s "$SCRATCH/$1.port" ] && break; sleep 0.1; done
+	HOOK=http://127.0.0.1:$(cat "$SCRATCH/$1.port")/hook
+	HOOK_URLS="${HOOK_URLS:-} $HOOK"
 }
 
 # start_worker NAME [ARGS]: a worker that accepts commands; sets WPID

@@ -12,18 +12,16 @@ eval "$("$TOP/tests/fixtures/mkrepo.sh" "$repo" 21 200)"
 mkdir -p "$SCRATCH/cwd" "$SCRATCH/hooks"
 cd "$SCRATCH/cwd" || exit 1
 make_tokens
+start_sink hooks 2
+hook=$HOOK
+HOOK_URLS="$HOOK_URLS http://127.0.0.1:9/"
 start_bisectd
 check "bisectd is up" [ "$(api GET health)" = 200 ]
 touch "$SCRATCH/marker"
 
-"$TOP/tests/fixtures/hook-sink" "$SCRATCH/sink.port" "$SCRATCH/hooks" 2 &
-PIDS="$PIDS $!"
-for _ in $(seq 50); do [ -s "$SCRATCH/sink.port" ] && break; sleep 0.1; done
-hook=http://127.0.0.1:$(cat "$SCRATCH/sink.port")/hook
-
 # --- auth ---------------------------------------------------------------
 req=$(bisect_job "$repo" "$GOOD" "$BAD" 'test ! -f regression' \
-	"{callback: \"$hook\"}")
+	"{callback: \"$hook\", callback_secret: \"hook-key-1\"}")
 check "submitting without a token: 401" [ "$(api POST jobs "$req")" = 401 ]
 check "with a worker token: 401" [ "$(api POST jobs "$req" "$WTOKEN")" = 401 ]
 check "with an unknown token: 401" [ "$(api POST jobs "$req" nosuchtoken)" = 401 ]
@@ -78,6 +76,27 @@ check "the webhook was retried and delivered" \
 api GET "jobs/$id" > /dev/null
 check "the job shows the delivery after 3 attempts" \
 	jq_true "$SCRATCH/body" '.webhook.state == "delivered" and .webhook.attempts == 3'
+check "the webhook's key is not shown in the job's view" \
+	'jq_true "$SCRATCH/body" ".spec | has(\"callback_secret\") | not" &&
+	 ! grep -q hook-key-1 "$SCRATCH/body"'
+# the receiver's side, as docs/security.md shows it
+sig=$(openssl dgst -sha256 -hmac hook-key-1 -r "$SCRATCH/hooks/hook-1.json" | cut -d' ' -f1)
+check "the webhook is signed: HMAC-SHA256 of the body under the job's key" \
+	grep -qx "X-Bisectd-Signature: sha256=$sig" "$SCRATCH/hooks/hook-1.headers"
+check "and names its job" grep -qx "X-Bisectd-Job: $id" "$SCRATCH/hooks/hook-1.headers"
+sig=$(openssl dgst -sha256 -hmac other-key -r "$SCRATCH/hooks/hook-1.json" | cut -d' ' -f1)
+check "a signature under another key does not match" \
+	sh -c "! grep -q 'sha256=$sig' '$SCRATCH/hooks/hook-1.headers'"
+for dest in "http://127.0.0.1:$(free_port)/hook" "http://127.0.0.1/hook" \
+	"http://localhost:9/hook" "https://127.0.0.1:9/hook"; do
+	code=$(api POST jobs "$(bisect_job "$repo" "$GOOD" "$BAD" true \
+		"{callback: \"$dest\"}")" "$STOKEN")
+	check "a webhook to $dest (not in webhook-urls): 422 ($code)" \
+		'[ "$code" = 422 ] && grep -q "setting webhook-urls" "$SCRATCH/body"'
+done
+code=$(api POST jobs "$(bisect_job "$repo" "$GOOD" "$BAD" true \
+	'{callback_secret: "k"}')" "$STOKEN")
+check "a callback_secret without a callback: 422 ($code)" [ "$code" = 422 ]
 api GET 'jobs?state=done' > /dev/null
 check "the job list has it" jq_true "$SCRATCH/body" "[.jobs[].id] | index($id) != null"
 cid=$(submit "$(bisect_job "$repo" "$GOOD" "$BAD" 'test ! -f regression' \
@@ -187,7 +206,7 @@ check "bisectd is still up" [ "$(api GET health)" = 200 ]
 check "the daemon process lives" kill -0 "$DPID"
 new=$(find "$SCRATCH" -newer "$SCRATCH/marker" -type f | grep -v -e "^$STATE/" \
 	-e "^$SCRATCH/body$" -e "^$SCRATCH/code$" -e "^$SCRATCH/job$" \
-	-e "^$SCRATCH/big$" -e "^$SCRATCH/hooks/" -e "^$SCRATCH/sink.port$" \
+	-e "^$SCRATCH/big$" -e "^$SCRATCH/hooks/" -e "^$SCRATCH/hooks.port$" \
 	-e "^$SCRATCH/bisect.log$" -e "^$SCRATCH/replay$" -e '\.log$' \
 	-e "^$SCRATCH/report.txt$" -e "^$SCRATCH/remote.json$" \
 	-e "^$SCRATCH/out$" -e "^$SCRATCH/err$" \

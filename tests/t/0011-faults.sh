@@ -12,6 +12,8 @@ repo=$SCRATCH/repo
 eval "$("$TOP/tests/fixtures/mkrepo.sh" "$repo" 17 200)"
 mkdir -p "$SCRATCH/hooks"
 make_tokens
+start_sink hooks 0
+hook=$HOOK
 start_bisectd
 
 # --- a worker killed mid-step -------------------------------------------
@@ -22,6 +24,7 @@ id=$(submit "$(bisect_job "$repo" "$GOOD" "$BAD" \
 wait_for "$SCRATCH/w1.log" "job $id step" 30
 pkill -9 -s "$w1"
 start_worker w2
+w2=$WPID
 check "job with a worker killed mid-step ends" wait_job "$id" 120
 check "it found the culprit" \
 	jq_true "$SCRATCH/job" ".result == \"found\" and .culprit == \"$CULPRIT\""
@@ -29,11 +32,8 @@ check "the dead worker's step went to another worker" \
 	jq_true "$SCRATCH/job" '[.steps[] | select(.lease_losses > 0 and .state == "done")] | length > 0'
 
 # --- bisectd killed and restarted mid-job -------------------------------
-"$TOP/tests/fixtures/hook-sink" "$SCRATCH/sink.port" "$SCRATCH/hooks" 0 &
-PIDS="$PIDS $!"
-for _ in $(seq 50); do [ -s "$SCRATCH/sink.port" ] && break; sleep 0.1; done
-hook=http://127.0.0.1:$(cat "$SCRATCH/sink.port")/hook
 start_worker w3
+w3=$WPID
 id=$(submit "$(bisect_job "$repo" "$GOOD" "$BAD" \
 	'sleep 1; test ! -f regression # restart' \
 	"{max_workers: 2, callback: \"$hook\"}")")
@@ -61,6 +61,42 @@ wait_for "$SCRATCH/hooks/hook-1.json" "\"id\":$id" 30
 sleep 3
 check "the job was finished (and its webhook sent) once" \
 	[ "$(grep -l "\"id\":$id," "$SCRATCH"/hooks/hook-*.json | wc -l)" -eq 1 ]
+
+# --- slow webhook receivers do not hold up lease expiry -------------------
+# A receiver that takes each webhook and never answers: every delivery
+# runs into its 10 s timeout.  Three jobs with such webhooks finish; a
+# worker is then killed mid-step.  The lost lease must expire while the
+# webhooks are still being tried (they have their own thread), not after
+# all three attempts gave up (30 s), as when the scheduler's tick sent
+# them.
+start_sink slow 0 120
+kill -9 "$DPID"
+wait "$DPID" 2> /dev/null
+start_bisectd
+for n in 1 2 3; do
+	api POST jobs "$(jq -nc --arg r "$repo" --arg c "$BAD" --arg h "$HOOK" \
+		'{type: "test", repo: $r, commit: $c, command: "true", callback: $h}')" \
+		"$STOKEN" > /dev/null
+done
+wait_for "$SCRATCH/slow/hook-1.json" '"id"' 60
+pkill -9 -s "$w2"
+pkill -9 -s "$w3"
+start_worker wslow
+wslow=$WPID
+id=$(submit "$(jq -nc --arg r "$repo" --arg c "$BAD" \
+	'{type: "test", repo: $r, commit: $c, command: "sleep 60 # slow hooks"}')")
+wait_for "$SCRATCH/wslow.log" "job $id step" 30
+pkill -9 -s "$wslow"
+for _ in $(seq 600); do
+	api GET "jobs/$id" > /dev/null
+	jq_true "$SCRATCH/body" '[.steps[] | select(.lease_losses > 0)] | length > 0' && break
+	sleep 0.1
+done
+failed=$(grep -c "webhook attempt 1 failed" "$SCRATCH/bisectd.log")
+check "the lost lease expired while the slow webhooks were tried ($failed of 3 had given up)" \
+	'jq_true "$SCRATCH/body" "[.steps[] | select(.lease_losses > 0)] | length > 0" &&
+	 [ "$failed" -lt 3 ]'
+api POST "jobs/$id/cancel" '' "$STOKEN" > /dev/null
 
 # --- a worker on another host cut off mid-step --------------------------
 if [ "$(id -u)" != 0 ] || ! ip netns add "bdA$$" 2> /dev/null; then

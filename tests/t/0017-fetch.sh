@@ -1,8 +1,10 @@
 #!/bin/sh
 # A repository given as a URL is fetched before bisectd takes its lock,
-# by git, within --fetch-timeout: a server that accepts and never
-# answers costs that one request its time, and the API answers meanwhile.
-# Only network protocols: not file:// (any repository on this machine).
+# by git, within --fetch-timeout and --fetch-max-mb: a server that
+# accepts and never answers costs that one request its time, and the API
+# answers meanwhile.  Which repositories may be named is the server's
+# choice: URLs under --repo-urls (normalised, without credentials), paths
+# under --repo-roots; not file:// (any repository on this machine).
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/daemon-lib.sh"
 
@@ -10,9 +12,17 @@ repo=$SCRATCH/srv/repo.git
 mkdir -p "$SCRATCH/srv"
 eval "$("$TOP/tests/fixtures/mkrepo.sh" "$SCRATCH/work" 7 60)"
 git clone -q --bare "$SCRATCH/work" "$repo"
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+# a repository whose pack is larger than --fetch-max-mb
+git init -q "$SCRATCH/bigwork"
+head -c 3000000 /dev/urandom > "$SCRATCH/bigwork/blob"
+git -C "$SCRATCH/bigwork" add blob
+git -C "$SCRATCH/bigwork" -c user.name=t -c user.email=t@example.org \
+	commit -q -m big
+git clone -q --bare "$SCRATCH/bigwork" "$SCRATCH/srv/big.git"
+# a directory outside the roots, and a link to it inside them
+outside=$(mktemp -d /var/tmp/bisectd-outside.XXXXXX)
+git clone -q --bare "$SCRATCH/work" "$outside/repo.git"
+ln -s "$outside/repo.git" "$SCRATCH/escape.git"
 # a server on loopback that takes connections and says nothing (60 s)
 python3 -c '
 import socket, sys, time
@@ -32,10 +42,11 @@ git daemon --reuseaddr --export-all --listen=127.0.0.1 --port="$gport" \
 PIDS="$PIDS $!"
 for _ in $(seq 50); do [ -s "$SCRATCH/mute.port" ] && break; sleep 0.1; done
 make_tokens
-start_bisectd --fetch-timeout 3
+mute=http://127.0.0.1:$(cat "$SCRATCH/mute.port")/repo.git
+start_bisectd --fetch-timeout 3 --fetch-max-mb 1 \
+	--repo-urls "http://127.0.0.1:$(cat "$SCRATCH/mute.port")/ git://127.0.0.1:$gport"
 start_worker w1
 
-mute=http://127.0.0.1:$(cat "$SCRATCH/mute.port")/repo.git
 req=$(bisect_job "$mute" "$GOOD" "$BAD" 'test ! -f regression')
 t0=$(date +%s)
 curl -s -o "$SCRATCH/mute.json" -w '%{http_code}' -H "Authorization: Bearer $STOKEN" \
@@ -55,12 +66,38 @@ for _ in $(seq 50); do
 	git ls-remote "git://127.0.0.1:$gport/repo.git" > /dev/null 2>&1 && break
 	sleep 0.1
 done
-id=$(submit "$(bisect_job "git://127.0.0.1:$gport/repo.git" "$GOOD" "$BAD" 'test ! -f regression')")
+id=$(submit "$(bisect_job "GIT://127.0.0.1:$gport/repo.git#x" "$GOOD" "$BAD" 'test ! -f regression')")
 check "a git:// repository is taken ($id)" [ "$id" != null ]
 check "and bisected" wait_job "$id" 60
 check "to the planted culprit" \
 	jq_true "$SCRATCH/job" ".result == \"found\" and .culprit == \"$CULPRIT\""
-code=$(api POST jobs "$(bisect_job "file://$SCRATCH/work" "$GOOD" "$BAD" true)" "$STOKEN")
-check "a file:// URL is refused ($code)" \
-	'[ "$code" = 422 ] && grep -q "cannot fetch" "$SCRATCH/body"'
+check "its URL as the job keeps it is the normal form" \
+	jq_true "$SCRATCH/job" ".spec.repo == \"git://127.0.0.1:$gport/repo.git\""
+
+# refused: one line naming why, 422, and nothing fetched or opened
+refused() { # refused WHAT REPO PATTERN
+	code=$(api POST jobs "$(bisect_job "$2" "$GOOD" "$BAD" true)" "$STOKEN")
+	pattern=$3
+	check "$1: 422 ($code), '$(jq -r .error "$SCRATCH/body")'" \
+		'[ "$code" = 422 ] && jq -r .error "$SCRATCH/body" | grep -q -- "$pattern"'
+}
+refused "a file:// URL" "file://$SCRATCH/work" "scheme 'file' is not allowed"
+refused "a URL with credentials" \
+	"git://user:pw@127.0.0.1:$gport/repo.git" "credentials in a URL"
+refused "a host or port not in repo-urls" \
+	"git://127.0.0.1:$(free_port)/repo.git" "not allowed here (setting repo-urls)"
+refused "https to a host not in repo-urls" "https://127.0.0.1/repo.git" "setting repo-urls"
+refused "a URL that climbs with .." \
+	"git://127.0.0.1:$gport/x/../repo.git" "'..' segment"
+refused "a path outside the roots" "$outside/repo.git" "not under the allowed roots"
+refused "a path that does not exist outside the roots (nothing told)" \
+	"/etc/no-such-repository" "not under the allowed roots"
+refused "a path written to climb out" "$SCRATCH/../../etc" "not under the allowed roots"
+refused "a link inside the roots that leads out" "$SCRATCH/escape.git" "leads out of the allowed roots"
+refused "a relative path" "repo.git" "not under the allowed roots"
+refused "a repository larger than --fetch-max-mb" \
+	"git://127.0.0.1:$gport/big.git" "larger than 1 MB"
+check "a refused fetch leaves no mirror behind" \
+	'[ "$(find "$STATE/repos" -maxdepth 1 -name "*.git" | wc -l)" -eq 1 ]'
+rm -rf "$outside"
 done_testing
