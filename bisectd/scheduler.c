@@ -1943,7 +1943,7 @@ int sched_bisect_log(struct sched *s, long long id, struct buf *out)
 		struct gu_commit c;                                            \
 		struct gu_oid o;                                               \
 		int known = repo && !gu_oid_parse(&o, hex) &&                  \
-			    !gu_commit_info(&c, repo, &o);                     \
+			    !gu_commit_head(&c, repo, &o);                     \
 		buf_printf(out, "# %s: [%s] %s\ngit bisect %s %s\n", verb,     \
 			   hex, known ? c.subject : "", verb, hex);            \
 		if (known)                                                     \
@@ -1985,7 +1985,7 @@ int sched_bisect_log(struct sched *s, long long id, struct buf *out)
 			struct gu_commit c;
 			struct gu_oid o;
 			int known = repo && !gu_oid_parse(&o, job.culprit) &&
-				    !gu_commit_info(&c, repo, &o);
+				    !gu_commit_head(&c, repo, &o);
 
 			buf_printf(out, "# first bad commit: [%s] %s\n",
 				   job.culprit, known ? c.subject : "");

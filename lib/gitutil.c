@@ -303,8 +303,8 @@ static char *format_date(const git_signature *sig)
 	return strdup(buf);
 }
 
-int gu_commit_info(struct gu_commit *out, struct gu_repo *r,
-		   const struct gu_oid *oid)
+static int commit_read(struct gu_commit *out, struct gu_repo *r,
+		       const struct gu_oid *oid, int with_files)
 {
 	git_commit *c = NULL, *parent = NULL;
 	git_tree *tree = NULL, *ptree = NULL;
@@ -329,6 +329,8 @@ int gu_commit_info(struct gu_commit *out, struct gu_repo *r,
 		rc = err_set(ERR_NOMEM, "out of memory");
 		goto out;
 	}
+	if (!with_files)
+		goto out;
 	if (git_commit_tree(&tree, c) < 0 ||
 	    (out->nparents && (git_commit_parent(&parent, c, 0) < 0 ||
 			       git_commit_tree(&ptree, parent) < 0)) ||
@@ -344,6 +346,18 @@ out:
 	if (rc)
 		gu_commit_release(out);
 	return rc;
+}
+
+int gu_commit_info(struct gu_commit *out, struct gu_repo *r,
+		   const struct gu_oid *oid)
+{
+	return commit_read(out, r, oid, 1);
+}
+
+int gu_commit_head(struct gu_commit *out, struct gu_repo *r,
+		   const struct gu_oid *oid)
+{
+	return commit_read(out, r, oid, 0);
 }
 
 void gu_commit_release(struct gu_commit *c)

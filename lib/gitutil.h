@@ -85,6 +85,12 @@ long gu_graph_find(const struct gu_graph *g, const struct gu_oid *oid);
 
 int gu_commit_info(struct gu_commit *out, struct gu_repo *r,
 		   const struct gu_oid *oid);
+/*
+ * The same without the changed files: a root commit or a large merge
+ * costs a diff of the whole tree, and a subject needs none.
+ */
+int gu_commit_head(struct gu_commit *out, struct gu_repo *r,
+		   const struct gu_oid *oid);
 void gu_commit_release(struct gu_commit *c);
 
 /*
