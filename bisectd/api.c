@@ -996,8 +996,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc,
 		else if (__atomic_add_fetch(&a->body_bytes, *size,
 					    __ATOMIC_SEQ_CST) >
 			 a->o.max_bodies) {
-			__atomic_sub_fetch(&a->body_bytes, *size,
+			/* give back all it held, so that the others finish */
+			__atomic_sub_fetch(&a->body_bytes, *size + cn->counted,
 					   __ATOMIC_SEQ_CST);
+			cn->counted = 0;
+			buf_release(&cn->body);
 			cn->busy = 1;
 		} else {
 			cn->counted += *size;

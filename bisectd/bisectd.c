@@ -54,6 +54,7 @@ struct config {
 	 * directories, webhook URL prefixes */
 	char repo_urls[4096], repo_roots[4096], hook_urls[4096];
 	unsigned per_ip; /* connections from one address at a time */
+	size_t max_bodies_mb; /* request bodies held at once, all together */
 };
 
 static volatile sig_atomic_t stopping;
@@ -147,6 +148,13 @@ static int set_key(struct config *c, const char *k, const char *v)
 			return err_set(ERR_INPUT, "max-conns-per-address must "
 						  "be 0 (no limit) to 100000");
 		c->per_ip = (unsigned)n;
+	} else if (!strcmp(k, "max-bodies-mb")) {
+		unsigned long n = strtoul(v, &end, 10);
+
+		if (*end || !*v || n < 2 || n > 65536)
+			return err_set(ERR_INPUT,
+				       "max-bodies-mb must be 2 to 65536");
+		c->max_bodies_mb = n;
 	} else if (!strcmp(k, "port-file"))
 		snprintf(c->port_file, sizeof(c->port_file), "%s", v);
 	else if (!strcmp(k, "max-upload-mb")) {
@@ -499,6 +507,7 @@ static int usage(int asked)
 		"[--repo-roots 'DIR...']\n"
 		"               [--webhook-urls 'PREFIX...'] "
 		"[--max-conns-per-address N]\n"
+		"               [--max-bodies-mb N]\n"
 		"       bisectd [--state DIR] token add submit|worker|read "
 		"NAME\n"
 		"       bisectd [--state DIR] token list | token revoke "
@@ -525,6 +534,7 @@ int main(int argc, char **argv)
 		{ "repo-roots", required_argument, NULL, 'R' },
 		{ "webhook-urls", required_argument, NULL, 'W' },
 		{ "max-conns-per-address", required_argument, NULL, 'A' },
+		{ "max-bodies-mb", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -544,6 +554,7 @@ int main(int argc, char **argv)
 		['R'] = "repo-roots",
 		['W'] = "webhook-urls",
 		['A'] = "max-conns-per-address",
+		['B'] = "max-bodies-mb",
 	};
 	struct config c = { .listen = "127.0.0.1",
 			    .port = 8070,
@@ -554,6 +565,7 @@ int main(int argc, char **argv)
 			    .fetch_max_mb = 16384,
 			    .repo_urls = "https://",
 			    .per_ip = 256,
+			    .max_bodies_mb = 64,
 			    .hook_attempts = 10 };
 	const char *repo_urls[LIST_MAX + 1], *repo_roots[LIST_MAX + 1],
 		*hook_urls[LIST_MAX + 1];
@@ -623,7 +635,7 @@ int main(int argc, char **argv)
 	ao.max_body = 1u << 20;
 	ao.max_upload = c.max_upload_mb << 20;
 	ao.max_poll_s = 30;
-	ao.max_bodies = 64u << 20;
+	ao.max_bodies = c.max_bodies_mb << 20;
 	ao.public_url = c.public_url[0] ? c.public_url : NULL;
 	ao.fetch_timeout_s = c.fetch_timeout_s;
 	ao.fetch_max_mb = c.fetch_max_mb;

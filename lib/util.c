@@ -76,6 +76,42 @@ int util_write_atomic(const char *path, const void *data, size_t len)
 	return 0;
 }
 
+int util_read_secret(const char *path, char *out, size_t size)
+{
+	struct stat st;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return err_set(ERR_GENERIC, "cannot open '%s': %s", path,
+			       strerror(errno));
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return err_set(ERR_GENERIC, "'%s' is not a regular file",
+			       path);
+	}
+	if (st.st_mode & 077) {
+		close(fd);
+		return err_set(ERR_GENERIC,
+			       "'%s' may be read by other users (mode %03o; "
+			       "chmod 600 it)",
+			       path, (unsigned)(st.st_mode & 0777));
+	}
+	n = read(fd, out, size);
+	close(fd);
+	if (n > 0 && out[n - 1] == '\n')
+		n--;
+	if (n <= 0 || (size_t)n >= size || memchr(out, '\n', (size_t)n) ||
+	    memchr(out, '\0', (size_t)n)) {
+		memset(out, 0, size);
+		return err_set(ERR_GENERIC,
+			       "'%s' must hold one line of at most %zu bytes",
+			       path, size - 1);
+	}
+	out[n] = '\0';
+	return 0;
+}
+
 double util_now(void)
 {
 	struct timespec ts;

@@ -18,6 +18,13 @@ int util_write_atomic(const char *path, const void *data, size_t len);
 double util_now(void);
 
 /*
+ * Read a credential from path into out (size bytes, the final newline
+ * dropped): a regular file that only its owner may read or write
+ * (mode 0600 or stricter), not a link, holding one non-empty line.
+ */
+int util_read_secret(const char *path, char *out, size_t size);
+
+/*
  * The cache directory: $BISECTD_CACHE, else $XDG_CACHE_HOME/bisectd, else
  * /var/cache/bisectd for root and ~/.cache/bisectd for others.  Caller
  * frees.

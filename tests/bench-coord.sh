@@ -16,11 +16,16 @@ bisectd=$top/bisectd/bisectd worker=$top/worker/bisect-worker
 pids=""
 trap 'for p in $pids; do pkill -9 -s "$p" 2>/dev/null; done; rm -rf "$scratch"' EXIT
 
+cache=${BISECTD_CACHE:-$([ "$(id -u)" = 0 ] && echo /var/cache/bisectd || echo "${XDG_CACHE_HOME:-$HOME/.cache}/bisectd")}
+
+# the repositories are the scratch ones and the kernel history in the
+# cache; all workers and the load generator share one address
 daemon() { # daemon STATE: start bisectd; sets url, dpid, stoken, wtoken
 	stoken=$("$bisectd" --state "$1" token add submit bench)
 	wtoken=$("$bisectd" --state "$1" token add worker bench)
 	setsid "$bisectd" --state "$1" --port 0 --port-file "$1.port" \
-		--lease 300 > "$1.log" 2>&1 &
+		--lease 300 --repo-roots "$scratch $cache" \
+		--max-conns-per-address 0 > "$1.log" 2>&1 &
 	dpid=$!
 	pids="$pids $dpid"
 	for _ in $(seq 100); do [ -s "$1.port" ] && break; sleep 0.1; done
@@ -49,7 +54,8 @@ repo=$scratch/repo
 eval "$("$top/tests/fixtures/mkrepo.sh" "$repo" 42 1000)"
 daemon "$scratch/generic"
 for w in 1 2 3 4; do
-	BISECTD_CACHE=$scratch/cache setsid "$worker" --server "$url" --token "$wtoken" \
+	BISECTD_CACHE=$scratch/cache BISECTD_WORKER_TOKEN=$wtoken \
+		setsid "$worker" --server "$url" \
 		--name "g$w" --slot "-g$w" --allow-commands > "$scratch/g$w.log" 2>&1 &
 	pids="$pids $!"
 done
@@ -63,14 +69,14 @@ if [ "${BENCH_KERNEL:-1}" != 0 ]; then
 	eval "$("$top/tests/fixtures/kernel-history" --kind oops --seed 1)"
 	# each worker its own build directory: start them from a copy of the
 	# tiny one (built by the tests), so that W compares warm steps
-	cache=${BISECTD_CACHE:-$([ "$(id -u)" = 0 ] && echo /var/cache/bisectd || echo "${XDG_CACHE_HOME:-$HOME/.cache}/bisectd")}
 	base=$(ls -d "$cache"/work/*-tiny 2> /dev/null | head -n 1)
 	for w in 1 2 3 4; do
 		[ -n "$base" ] && [ ! -d "$base-bench$w" ] && cp -a "$base" "$base-bench$w"
 	done
 	daemon "$scratch/kernel"
 	for w in 1 2 3 4; do
-		setsid "$worker" --server "$url" --token "$wtoken" --name "k$w" \
+		BISECTD_WORKER_TOKEN=$wtoken \
+			setsid "$worker" --server "$url" --name "k$w" \
 			--slot "-bench$w" --recipes tiny > "$scratch/k$w.log" 2>&1 &
 		pids="$pids $!"
 	done

@@ -61,8 +61,9 @@ start_sink() {
 start_worker() {
 	name=$1
 	shift
-	${WNETNS:+ip netns exec "$WNETNS"} setsid "$WORKER" --server "$URL" \
-		--token "$WTOKEN" --name "$name" --allow-commands \
+	BISECTD_WORKER_TOKEN=$WTOKEN \
+		${WNETNS:+ip netns exec "$WNETNS"} setsid "$WORKER" \
+		--server "$URL" --name "$name" --allow-commands \
 		--slot "-$name" "$@" > "$SCRATCH/$name.log" 2>&1 &
 	WPID=$!
 	PIDS="$PIDS $WPID"

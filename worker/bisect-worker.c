@@ -1,7 +1,7 @@
 /*
  * bisect-worker: runs steps for a remote bisectd.
  *
- *   bisect-worker --server URL --token TOKEN [--name NAME]
+ *   bisect-worker --server URL --token-file FILE [--name NAME]
  *   (or $BISECTD_SERVER and $BISECTD_WORKER_TOKEN)
  *                 [--recipes a,b,...] [--allow-commands] [--slot S]
  *                 [--command-timeout S] [--command-memory-mb MB]
@@ -403,7 +403,7 @@ static void default_recipe_path(struct wopts *o)
 static int usage(int asked)
 {
 	fprintf(asked ? stdout : stderr,
-		"usage: bisect-worker --server URL --token TOKEN [--name "
+		"usage: bisect-worker --server URL --token-file FILE [--name "
 		"NAME]\n"
 		"                     [--recipes a,b,...] [--allow-commands "
 		"[--command-timeout S]\n"
@@ -420,6 +420,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "server", required_argument, NULL, 's' },
 		{ "token", required_argument, NULL, 't' },
+		{ "token-file", required_argument, NULL, 'f' },
 		{ "name", required_argument, NULL, 'n' },
 		{ "recipes", required_argument, NULL, 'r' },
 		{ "allow-commands", no_argument, NULL, 'a' },
@@ -439,7 +440,7 @@ int main(int argc, char **argv)
 	char *end;
 	struct sigaction sa;
 	struct buf out;
-	char host[64] = "worker", *poll_path = NULL;
+	char host[64] = "worker", *poll_path = NULL, token[256], *env;
 	long long id;
 	double backoff = 1;
 	int opt;
@@ -452,7 +453,16 @@ int main(int argc, char **argv)
 			o.server = optarg;
 			break;
 		case 't':
-			o.token = optarg;
+			say("--token would show the token to every user of "
+			    "this machine (ps, /proc); use --token-file FILE "
+			    "or BISECTD_WORKER_TOKEN");
+			return 2;
+		case 'f':
+			if (util_read_secret(optarg, token, sizeof(token))) {
+				say("%s", err_last());
+				return 2;
+			}
+			o.token = token;
 			break;
 		case 'n':
 			snprintf(o.name, sizeof(o.name), "%s", optarg);
@@ -505,9 +515,17 @@ int main(int argc, char **argv)
 	}
 	if (!o.server)
 		o.server = getenv("BISECTD_SERVER");
-	if (!o.token)
-		o.token = getenv("BISECTD_WORKER_TOKEN");
-	if (!o.server || !o.token || optind < argc)
+	if ((env = getenv("BISECTD_WORKER_TOKEN"))) {
+		if (!o.token) {
+			snprintf(token, sizeof(token), "%s", env);
+			o.token = token;
+		}
+		/* gone from /proc/PID/environ too, and from every child's
+		 * environment, a build's included */
+		memset(env, 0, strlen(env));
+		unsetenv("BISECTD_WORKER_TOKEN");
+	}
+	if (!o.server || !o.token || !*o.token || optind < argc)
 		return usage(0);
 	if (!o.sign_key != !o.sign_cert) {
 		say("signing needs both --sign-key and --sign-cert");

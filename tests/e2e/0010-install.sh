@@ -111,8 +111,8 @@ wcache=$BISECTD_CACHE
 export BISECTD_CACHE="$dcache"
 start_bisectd --lease 60
 export BISECTD_CACHE="$wcache"
-setsid unshare -m sh -c 'mount -t tmpfs none "$1" && shift && exec "$@"' sh \
-	"$dcache" "$WORKER" --server "$URL" --token "$WTOKEN" --name remote \
+BISECTD_WORKER_TOKEN=$WTOKEN setsid unshare -m sh -c 'mount -t tmpfs none "$1" && shift && exec "$@"' sh \
+	"$dcache" "$WORKER" --server "$URL" --name remote \
 	--recipes tiny-install --slot '' > "$SCRATCH/remote.log" 2>&1 &
 PIDS="$PIDS $!"
 "$BISECTCTL" --server "$URL" --token "$STOKEN" build --source "$deb_version" \

@@ -51,4 +51,32 @@ check "a command that runs too long is killed and says so" \
 		(.reason | test("command timed out after 5 s"))'
 check "bisectd and the worker are still up" \
 	'[ "$(api GET health)" = 200 ] && kill -0 "$WPID"'
+
+# The worker's own credential: never on its command line, and gone from
+# its environment before any child starts.
+check "the worker's token is not in its command line" \
+	'! grep -q -- "$WTOKEN" "/proc/$WPID/cmdline"'
+check "nor in its environment once it has read it" \
+	'! grep -q -- "$WTOKEN" "/proc/$WPID/environ"'
+half=$(echo "$WTOKEN" | cut -c1-16) rest=$(echo "$WTOKEN" | cut -c17-)
+# (the pattern from a file: grep's own command line must not hold it)
+run_cmd "printf '%s%s' $half $rest > pat; ! cat /proc/[0-9]*/environ /proc/[0-9]*/cmdline 2> /dev/null | grep -qF -f pat"
+check "nor anywhere in /proc that a command can read" \
+	jq_true "$SCRATCH/job" '.result == "good"'
+expect_exit 2 "bisect-worker refuses --token on the command line" \
+	"$WORKER" --server "$URL" --token "$WTOKEN"
+one_line_error "token-file"
+printf '%s\n' "$WTOKEN" > "$SCRATCH/wtoken"
+chmod 644 "$SCRATCH/wtoken"
+expect_exit 2 "and a token file that others may read" \
+	"$WORKER" --server "$URL" --token-file "$SCRATCH/wtoken"
+one_line_error "may be read by other users"
+chmod 600 "$SCRATCH/wtoken"
+kill "$WPID"
+setsid "$WORKER" --server "$URL" --token-file "$SCRATCH/wtoken" --name w2 \
+	--allow-commands --slot -w2 > "$SCRATCH/w2.log" 2>&1 &
+PIDS="$PIDS $!"
+run_cmd 'true'
+check "a worker with --token-file FILE (mode 600) takes steps" \
+	jq_true "$SCRATCH/job" '.result == "good"'
 done_testing

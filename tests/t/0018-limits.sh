@@ -1,0 +1,96 @@
+#!/bin/sh
+# What one client may take of bisectd: connections from one address,
+# memory for request bodies, names with control characters; and tokens
+# that can be listed and withdrawn while the daemon runs.
+. "$(dirname "$0")/../lib.sh"
+. "$TOP/tests/daemon-lib.sh"
+
+repo=$SCRATCH/repo
+eval "$("$TOP/tests/fixtures/mkrepo.sh" "$repo" 3 20)"
+make_tokens
+start_bisectd --max-conns-per-address 4 --max-bodies-mb 2
+check "bisectd is up" [ "$(api GET health)" = 200 ]
+
+# --- tokens ---------------------------------------------------------------
+extra=$("$BISECTD" --state "$STATE" token add submit extra)
+"$BISECTD" --state "$STATE" token list > "$SCRATCH/tokens"
+check "token list names each token with its role" \
+	'grep -q "^extra  *submit" "$SCRATCH/tokens" &&
+	 grep -q "^tests  *worker" "$SCRATCH/tokens"'
+check "and shows no token itself" \
+	'! grep -q -e "$extra" -e "$STOKEN" -e "$WTOKEN" "$SCRATCH/tokens"'
+req=$(bisect_job "$repo" "$GOOD" "$BAD" 'test ! -f regression')
+check "a new token submits while bisectd runs: 201" \
+	[ "$(api POST jobs "$req" "$extra")" = 201 ]
+expect_exit 0 "token revoke extra" "$BISECTD" --state "$STATE" token revoke extra
+check "the revoked token is refused at once: 401" \
+	[ "$(api POST jobs "$req" "$extra")" = 401 ]
+check "the other tokens still work: 201" \
+	[ "$(api POST jobs "$req" "$STOKEN")" = 201 ]
+expect_exit 1 "revoking a token that does not exist" \
+	"$BISECTD" --state "$STATE" token revoke nosuch
+one_line_error "no token named 'nosuch'"
+
+# --- names ------------------------------------------------------------------
+for field in bad recipe repo; do
+	bad=$(echo "$req" | jq -c --arg f "$field" '.[$f] = "a\u0001b"')
+	code=$(api POST jobs "$bad" "$STOKEN")
+	check "a control character in '$field': 422 ($(cat "$SCRATCH/body"))" \
+		'[ "$code" = 422 ] && jq -e ".error | test(\"$field\")" "$SCRATCH/body" > /dev/null'
+done
+bad=$(echo "$req" | jq -c '.good = ["a\nb"]')
+check "a newline in a good revision: 422" [ "$(api POST jobs "$bad" "$STOKEN")" = 422 ]
+bad=$(echo "$req" | jq -c '.bad = "a\u0000b"')
+check "a NUL in a name: 400 or 422, never taken" \
+	'code=$(api POST jobs "$bad" "$STOKEN"); [ "$code" = 400 ] || [ "$code" = 422 ]'
+check "a worker name with a control character: 422" \
+	[ "$(api POST workers '{"name":"w\u0007"}' "$WTOKEN")" = 422 ]
+
+# --- connections from one address ------------------------------------------
+# four uploads that trickle in (1 kB/s) hold four connections
+head -c 200000 /dev/zero > "$SCRATCH/slow"
+cpids=""
+for i in 1 2 3 4; do
+	timeout 60 curl -s -o /dev/null -H "Authorization: Bearer $STOKEN" \
+		--limit-rate 1k --data-binary @"$SCRATCH/slow" \
+		"$URL/api/v1/jobs" &
+	cpids="$cpids $!"
+done
+held() { [ "$(ss -Htn state established "( dport = :$PORT )" | wc -l)" -ge 4 ]; }
+for _ in $(seq 100); do held && break; sleep 0.1; done
+check "four connections from 127.0.0.1 are open" held
+code=$(curl -s -o /dev/null -w '%{http_code}' -m 10 "$URL/api/v1/health")
+check "a fifth from the same address is turned away (HTTP $code)" [ "$code" = 000 ]
+kill $cpids 2> /dev/null
+wait $cpids 2> /dev/null
+for _ in $(seq 100); do [ "$(api GET health)" = 200 ] && break; sleep 0.1; done
+check "once they close, the address is served again" [ "$(api GET health)" = 200 ]
+
+# --- memory for bodies ------------------------------------------------------
+# two requests send 0.9 MB each and then hold their connections open: a
+# third body of 0.3 MB no longer fits the 2 MB budget.  (Until both are
+# in, the third fits and is answered 422; it is tried again.)
+cpids=""
+for i in 1 2; do
+	setsid sh -c '{ head -c 900000 /dev/zero; sleep 60; } |
+		curl -s -o /dev/null -m 60 -X POST -T - \
+			-H "Authorization: Bearer $1" "$2/api/v1/jobs"' \
+		sh "$STOKEN" "$URL" &
+	cpids="$cpids $!"
+done
+head -c 300000 /dev/zero > "$SCRATCH/body03"
+for _ in $(seq 300); do
+	code=$(curl -s -o "$SCRATCH/body" -w '%{http_code}' -m 10 \
+		-H "Authorization: Bearer $STOKEN" \
+		--data-binary @"$SCRATCH/body03" "$URL/api/v1/jobs")
+	[ "$code" = 503 ] && break
+	sleep 0.1
+done
+check "past the 2 MB budget for bodies: 503 ($(cat "$SCRATCH/body"))" \
+	'[ "$code" = 503 ] && jq -e ".error | test(\"bodies\")" "$SCRATCH/body" > /dev/null'
+for p in $cpids; do pkill -s "$p"; done
+wait $cpids 2> /dev/null
+check "the budget is given back: a job is taken afterwards (201)" \
+	[ "$(api POST jobs "$req" "$STOKEN")" = 201 ]
+check "bisectd is still up" 'kill -0 "$DPID" && [ "$(api GET health)" = 200 ]'
+done_testing
