@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "error.h"
 #include "util.h"
 
@@ -226,13 +228,125 @@ int util_remove_tree(const char *path)
 	return 0;
 }
 
+const char *proc_pids_root(void)
+{
+	static const char *root;
+	static int probed;
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	struct buf b;
+
+	pthread_mutex_lock(&lock);
+	if (!probed) {
+		probed = 1;
+		buf_init(&b, 4096);
+		if (!buf_read_file(&b, "/sys/fs/cgroup/cgroup.controllers") &&
+		    strstr(buf_str(&b), "pids")) {
+			int fd = open("/sys/fs/cgroup/cgroup.subtree_control",
+				      O_WRONLY | O_CLOEXEC);
+
+			/* children of the root get the controller */
+			if (fd >= 0 && write(fd, "+pids", 5) == 5)
+				root = "/sys/fs/cgroup";
+			if (fd >= 0)
+				close(fd);
+		} else if (!access("/sys/fs/cgroup/pids/cgroup.procs", W_OK)) {
+			root = "/sys/fs/cgroup/pids";
+		}
+		buf_release(&b);
+	}
+	pthread_mutex_unlock(&lock);
+	return root;
+}
+
+/* Write len bytes to an existing file (a cgroup's control file). */
+static int write_control(const char *path, const char *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, data, len) == (ssize_t)len;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* A pids cgroup for one child, limited to max processes; NULL if none. */
+static char *pids_cgroup(unsigned max)
+{
+	static unsigned long counter;
+	const char *root = max ? proc_pids_root() : NULL;
+	char *dir, *file, n[32];
+	int ok;
+
+	if (!root)
+		return NULL;
+	dir = util_fmt("%s/bisectd-%d-%lu", root, (int)getpid(),
+		       __atomic_add_fetch(&counter, 1, __ATOMIC_SEQ_CST));
+	file = dir ? util_fmt("%s/pids.max", dir) : NULL;
+	snprintf(n, sizeof(n), "%u", max);
+	ok = file && !mkdir(dir, 0755) &&
+	     !write_control(file, n, strlen(n));
+	if (!ok && dir)
+		rmdir(dir);
+	free(file);
+	if (!ok) {
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+/* Kill what is left in the cgroup dir, then remove it. */
+static void pids_cgroup_end(char *dir)
+{
+	char *procs = dir ? util_fmt("%s/cgroup.procs", dir) : NULL;
+	int i;
+
+	for (i = 0; procs && i < 100 && rmdir(dir) && errno == EBUSY; i++) {
+		struct buf b;
+		const char *p;
+		char *end;
+
+		buf_init(&b, 1 << 20);
+		buf_read_file(&b, procs);
+		for (p = buf_str(&b); *p; p = end) {
+			long pid = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			if (pid > 0)
+				kill((pid_t)pid, SIGKILL);
+		}
+		buf_release(&b);
+		usleep(10000);
+	}
+	free(procs);
+	free(dir);
+}
+
+/* Write the calling process's pid to dir/cgroup.procs, fork-safe. */
+static int pids_cgroup_join(const char *procs)
+{
+	char num[24];
+	int i = (int)sizeof(num);
+	long pid = (long)getpid();
+
+	do {
+		num[--i] = (char)('0' + pid % 10);
+		pid /= 10;
+	} while (pid && i > 0);
+	return write_control(procs, num + i, sizeof(num) - (size_t)i);
+}
+
 static void child(const char *const argv[], const struct proc_opts *o,
-		  int errfd)
+		  const char *procs, int errfd)
 {
 	int fd, err;
 	size_t i;
 
 	setpgid(0, 0);
+	if (procs && pids_cgroup_join(procs))
+		goto fail;
 	/* a worker killed with SIGKILL takes its make and QEMU with it */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	signal(SIGPIPE, SIG_DFL);
@@ -296,20 +410,26 @@ int proc_run(struct proc_result *out, const char *const argv[],
 	double start = util_now(), next_tick;
 	int pipefd[2], status, err = 0;
 	pid_t pid, w;
+	char *cg, *procs;
 
 	memset(out, 0, sizeof(*out));
 	if (!o)
 		o = &none;
 	if (pipe2(pipefd, O_CLOEXEC))
 		return err_sys(ERR_INFRA, "cannot create pipe");
+	cg = pids_cgroup(o->max_procs);
+	procs = cg ? util_fmt("%s/cgroup.procs", cg) : NULL;
 	pid = fork();
 	if (pid < 0) {
 		close(pipefd[0]);
 		close(pipefd[1]);
+		free(procs);
+		pids_cgroup_end(cg);
 		return err_sys(ERR_INFRA, "cannot fork");
 	}
 	if (pid == 0)
-		child(argv, o, pipefd[1]);
+		child(argv, o, procs, pipefd[1]);
+	free(procs);
 	setpgid(pid, pid);
 	if (tracking)
 		running_pgid = pid;
@@ -345,6 +465,8 @@ int proc_run(struct proc_result *out, const char *const argv[],
 	}
 	if (!out->timed_out)
 		kill(-pid, SIGKILL); /* leftovers of the group, if any */
+	pids_cgroup_end(cg); /* and of the cgroup: a new session escapes
+				the group, not the cgroup */
 	running_pgid = 0;
 	out->seconds = util_now() - start;
 	if (WIFEXITED(status)) {

@@ -65,7 +65,18 @@ struct proc_opts {
 	/* the largest file the child may write, in MB (RLIMIT_FSIZE); a
 	 * write past it fails with EFBIG.  0: no limit */
 	unsigned long max_file_mb;
+	/* the most processes the child and all it starts may have at once
+	 * (a pids cgroup of its own, removed with everything left in it
+	 * when the child ends); 0, or no pids cgroup here: no limit */
+	unsigned max_procs;
 };
+
+/*
+ * Where proc_run() makes its pids cgroups (cgroup v2 with the pids
+ * controller, or v1's pids hierarchy), or NULL when this machine has
+ * none that we may write.
+ */
+const char *proc_pids_root(void);
 
 struct proc_result {
 	int status;	 /* exit status when exited */

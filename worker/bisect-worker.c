@@ -60,6 +60,8 @@ struct wopts {
 	int allow_commands;
 	double command_timeout_s; /* a command from the network's limits */
 	long command_memory_mb;
+	unsigned command_procs;
+	unsigned long command_output_mb;
 	const char *slot;
 	const char *sign_key, *sign_cert; /* sbsign build jobs' kernels */
 	int once;
@@ -273,7 +275,9 @@ static void child(const struct wopts *o, const struct job_assignment *a,
 				   .sign_cert = o->sign_cert,
 				   .sandbox_commands = 1,
 				   .command_timeout_s = o->command_timeout_s,
-				   .command_memory_mb = o->command_memory_mb };
+				   .command_memory_mb = o->command_memory_mb,
+				   .command_procs = o->command_procs,
+				   .command_output_mb = o->command_output_mb };
 	struct session_step st;
 	struct buf text;
 	char *json = NULL, *path = util_fmt("%s/result.json", step_dir);
@@ -399,6 +403,27 @@ static void default_recipe_path(struct wopts *o)
 		 exe, DATADIR);
 }
 
+/*
+ * The number of option opt (its long name from opts) in [lo, hi] into
+ * *out; else say so and return -1.  Whole numbers only where lo is one.
+ */
+static int number(const struct option *opts, int opt, const char *arg,
+		  double lo, double hi, double *out)
+{
+	char *end;
+
+	while (opts->name && opts->val != opt)
+		opts++;
+	*out = strtod(arg, &end);
+	if (end == arg || *end || !(*out >= lo && *out <= hi) ||
+	    *out != (double)(long long)*out) {
+		say("--%s needs a whole number from %.0f to %.0f, not '%s'",
+		    opts->name, lo, hi, arg);
+		return -1;
+	}
+	return 0;
+}
+
 /* The usage: on stdout and 0 when asked for, else on stderr and 2. */
 static int usage(int asked)
 {
@@ -407,8 +432,9 @@ static int usage(int asked)
 		"NAME]\n"
 		"                     [--recipes a,b,...] [--allow-commands "
 		"[--command-timeout S]\n"
-		"                     [--command-memory-mb MB]] "
-		"[--slot S] [--once]\n"
+		"                     [--command-memory-mb MB] "
+		"[--command-procs N] [--command-output-mb MB]]\n"
+		"                     [--slot S] [--once]\n"
 		"                     [--libvirt URI] [--sign-key KEY "
 		"--sign-cert "
 		"CERT]\n");
@@ -426,6 +452,8 @@ int main(int argc, char **argv)
 		{ "allow-commands", no_argument, NULL, 'a' },
 		{ "command-timeout", required_argument, NULL, 'c' },
 		{ "command-memory-mb", required_argument, NULL, 'm' },
+		{ "command-procs", required_argument, NULL, 'P' },
+		{ "command-output-mb", required_argument, NULL, 'O' },
 		{ "slot", required_argument, NULL, 'S' },
 		{ "once", no_argument, NULL, '1' },
 		{ "libvirt", required_argument, NULL, 'V' },
@@ -436,8 +464,10 @@ int main(int argc, char **argv)
 	};
 	struct wopts o = { .slot = "",
 			   .command_timeout_s = 3600,
-			   .command_memory_mb = 4096 };
-	char *end;
+			   .command_memory_mb = 4096,
+			   .command_procs = 256,
+			   .command_output_mb = 1024 };
+	double v;
 	struct sigaction sa;
 	struct buf out;
 	char host[64] = "worker", *poll_path = NULL, token[256], *env;
@@ -474,24 +504,24 @@ int main(int argc, char **argv)
 			o.allow_commands = 1;
 			break;
 		case 'c':
-			o.command_timeout_s = strtod(optarg, &end);
-			if (*end || !(o.command_timeout_s >= 1 &&
-				      o.command_timeout_s <= 86400)) {
-				say("--command-timeout needs 1 to 86400 "
-				    "seconds, not '%s'",
-				    optarg);
+			if (number(opts, opt, optarg, 1, 86400, &v))
 				return 2;
-			}
+			o.command_timeout_s = v;
 			break;
 		case 'm':
-			o.command_memory_mb = strtol(optarg, &end, 10);
-			if (*end || o.command_memory_mb < 16 ||
-			    o.command_memory_mb > 1048576) {
-				say("--command-memory-mb needs 16 to 1048576, "
-				    "not '%s'",
-				    optarg);
+			if (number(opts, opt, optarg, 16, 1048576, &v))
 				return 2;
-			}
+			o.command_memory_mb = (long)v;
+			break;
+		case 'P':
+			if (number(opts, opt, optarg, 8, 65536, &v))
+				return 2;
+			o.command_procs = (unsigned)v;
+			break;
+		case 'O':
+			if (number(opts, opt, optarg, 1, 1048576, &v))
+				return 2;
+			o.command_output_mb = (unsigned long)v;
 			break;
 		case 'S':
 			o.slot = optarg;
@@ -550,6 +580,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	default_recipe_path(&o);
+	if (o.allow_commands && !proc_pids_root())
+		say("no pids cgroup to write here: commands run without "
+		    "the --command-procs limit");
 	if (getenv("BISECTD_LIBVIRT_URI")) {
 		struct buf notes;
 

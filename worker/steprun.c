@@ -131,7 +131,9 @@ int steprun_command(struct session_step *st, struct gu_repo *repo,
 			.cwd = worktree,
 			.env = env,
 			.log_path = log,
-			.timeout_s = sandboxed ? senv->command_timeout_s : 0
+			.timeout_s = sandboxed ? senv->command_timeout_s : 0,
+			.max_procs = sandboxed ? senv->command_procs : 0,
+			.max_file_mb = sandboxed ? senv->command_output_mb : 0
 		};
 
 		rc = proc_run(&pr, argv, &o);

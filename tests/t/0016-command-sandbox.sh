@@ -17,7 +17,8 @@ eval "$("$TOP/tests/fixtures/mkrepo.sh" "$repo" 5 40)"
 make_tokens
 start_bisectd
 SANDBOX_SECRET=in-the-worker-only BISECTD_WORKER_TOKEN=$WTOKEN \
-	start_worker w1 --command-timeout 5 --command-memory-mb 256
+	start_worker w1 --command-timeout 5 --command-memory-mb 256 \
+	--command-procs 32 --command-output-mb 8
 export SANDBOX_SECRET=
 
 # run_cmd COMMAND: a test job of BAD with COMMAND; its view in $SCRATCH/job
@@ -45,6 +46,19 @@ check "it writes in its checkout and reads the repository with git" \
 run_cmd "! python3 -c 'bytearray(512 << 20)' 2> /dev/null"
 check "512 MB is more than its 256 MB of memory" \
 	jq_true "$SCRATCH/job" '.result == "good"'
+run_cmd "! head -c 20000000 /dev/zero > big 2> /dev/null && [ \$(stat -c %s big) -le 8388608 ]"
+check "no file it writes grows past 8 MB (--command-output-mb 8)" \
+	jq_true "$SCRATCH/job" '.result == "good"'
+if [ -d /sys/fs/cgroup/pids ] ||
+	grep -qw pids /sys/fs/cgroup/cgroup.controllers 2> /dev/null; then
+	run_cmd "! sh -c 'for i in \$(seq 100); do sleep 10 & done; wait' 2> /dev/null"
+	check "100 processes at once are more than its 32" \
+		jq_true "$SCRATCH/job" '.result == "good"'
+	check "and none of them outlives the step" \
+		'! pgrep -x -f "sleep 10" > /dev/null'
+else
+	skip_rest "no pids cgroup on this machine: no process limit to test"
+fi
 run_cmd 'sleep 60'
 check "a command that runs too long is killed and says so" \
 	jq_true "$SCRATCH/job" '.state == "failed" and
