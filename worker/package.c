@@ -58,8 +58,6 @@ static int add_file(struct package_result *r, const char *name)
 	return 0;
 }
 
-/* Move every file of dir ending in suffix to out (dbg ones go unless
- * dbg), recording their names. */
 static int regular_file(const char *path)
 {
 	struct stat st;
@@ -67,8 +65,8 @@ static int regular_file(const char *path)
 	return !lstat(path, &st) && S_ISREG(st.st_mode);
 }
 
-static int collect(struct package_result *r, const char *dir,
-		   const char *suffix, const char *out, int dbg)
+int package_collect(struct package_result *r, const char *dir,
+		    const char *suffix, const char *out, int dbg)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -319,7 +317,7 @@ int package_build(struct package_result *out, const struct package_spec *p)
 			rc = make_packages(&s, "bindeb-pkg", vars, NULL,
 					   p->log);
 		if (!rc)
-			rc = collect(out, p->step->work_dir, ".deb", p->out_dir,
+			rc = package_collect(out, p->step->work_dir, ".deb", p->out_dir,
 				     p->dbg);
 		tidy(p->step->work_dir);
 		free(lv);
@@ -343,7 +341,7 @@ int package_build(struct package_result *out, const struct package_spec *p)
 			rc = make_packages(&s, "binrpm-pkg", "", env, p->log);
 		}
 		if (!rc)
-			rc = collect(out, rpms, ".rpm", p->out_dir, p->dbg);
+			rc = package_collect(out, rpms, ".rpm", p->out_dir, p->dbg);
 		if (top)
 			util_remove_tree(top);
 	}

@@ -116,6 +116,14 @@ int package_build(struct package_result *out, const struct package_spec *p);
 char *package_kernel_version(struct gu_repo *repo, const struct gu_oid *commit);
 /* Remove packages and what bindeb-pkg leaves beside them from dir. */
 void package_clean(const char *dir);
+/*
+ * Move every file of dir ending in suffix to out (-dbg ones are removed
+ * unless dbg), adding their names to r.  dir is written by the build's
+ * sandbox: a package that is not a regular file (a link to a file of
+ * this machine) fails it, and is removed.
+ */
+int package_collect(struct package_result *r, const char *dir,
+		    const char *suffix, const char *out, int dbg);
 void package_result_release(struct package_result *r);
 
 /* SHA256SUMS over the packages in dir (sha256sum -c reads it). */

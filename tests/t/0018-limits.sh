@@ -31,6 +31,17 @@ expect_exit 1 "revoking a token that does not exist" \
 	"$BISECTD" --state "$STATE" token revoke nosuch
 one_line_error "no token named 'nosuch'"
 
+# --- leases -----------------------------------------------------------------
+# a worker answers only for a lease it was handed; one it makes up is refused
+fake=0123456789abcdef0123456789abcdef
+code=$(api POST "leases/$fake/result" '{"verdict":"good"}' "$WTOKEN")
+check "a result for a lease never given: 409 ($(cat "$SCRATCH/body"))" \
+	'[ "$code" = 409 ] && ! jq -e ".error == \"no error\"" "$SCRATCH/body" > /dev/null'
+check "a heartbeat for it: 410" \
+	[ "$(api POST "leases/$fake/heartbeat" "" "$WTOKEN")" = 410 ]
+check "and the submit token cannot speak for a worker at all: 401" \
+	[ "$(api POST "leases/$fake/result" '{"verdict":"good"}' "$STOKEN")" = 401 ]
+
 # --- names ------------------------------------------------------------------
 for field in bad recipe repo; do
 	bad=$(echo "$req" | jq -c --arg f "$field" '.[$f] = "a\u0001b"')
