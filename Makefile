@@ -131,7 +131,8 @@ check-inverted: all
 # libFuzzer on the request parsers, for a bounded time (FUZZ_SECONDS),
 # from the seed corpus; findings would be written to tests/fuzz/.
 FUZZ_SECONDS ?= 60
-FUZZ_SRC = tests/fuzz/fuzz_request.c lib/job.c lib/buf.c lib/error.c lib/verdict.c
+FUZZ_SRC = tests/fuzz/fuzz_request.c lib/job.c lib/buf.c lib/error.c lib/verdict.c \
+	lib/policy.c lib/recipe.c lib/classify.c lib/util.c
 tests/fuzz/fuzz_request: $(FUZZ_SRC)
 	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined -Ilib \

@@ -148,13 +148,10 @@ static size_t split(char *path, char **seg, size_t max)
 	return p ? max + 1 : n;
 }
 
+/* An id in a path: a positive whole number (a 404 when not). */
 static int parse_id(const char *s, long long *out)
 {
-	char *end;
-
-	errno = 0;
-	*out = strtoll(s, &end, 10);
-	return !*s || *end || errno || *out <= 0 ? -1 : 0;
+	return job_query_id("id", s, out);
 }
 
 static int valid_name(const char *n)
@@ -225,11 +222,12 @@ static enum MHD_Result list_jobs(struct api *a, struct MHD_Connection *mc)
 		return error_reply(mc, MHD_HTTP_BAD_REQUEST,
 				   "unknown state: queued, running, done, "
 				   "failed or cancelled");
-	if ((lim && (parse_id(lim, &limit) || limit > 1000)) ||
-	    (bef && parse_id(bef, &before)))
+	if (lim && (job_query_id("limit", lim, &limit) || limit > 1000))
 		return error_reply(mc, MHD_HTTP_BAD_REQUEST,
-				   "limit must be 1 to 1000 and before a job "
-				   "id");
+				   "'limit' must be a whole number from 1 to "
+				   "1000");
+	if (bef && job_query_id("before", bef, &before))
+		return error_reply(mc, MHD_HTTP_BAD_REQUEST, err_last());
 	buf_init(&l.out, 64u << 20);
 	buf_puts(&l.out, "{\"jobs\":[");
 	pthread_mutex_lock(&a->c->lock);
@@ -453,20 +451,13 @@ static enum MHD_Result poll_work(struct api *a, struct MHD_Connection *mc,
 {
 	const char *w =
 		MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "wait");
-	char *assignment = NULL, *rest = NULL;
-	double wait = w ? strtod(w, &rest) : 0, end;
+	char *assignment = NULL;
+	double wait = 0, end;
 	int rc;
 
 	/* a number of seconds, finite: "nan" or "inf" would never end */
-	if (w && (rest == w || *rest || !isfinite(wait) || wait < 0 ||
-		  wait > a->o.max_poll_s)) {
-		char msg[128];
-
-		snprintf(msg, sizeof(msg),
-			 "'wait' must be a number of seconds from 0 to %g",
-			 a->o.max_poll_s);
-		return error_reply(mc, MHD_HTTP_BAD_REQUEST, msg);
-	}
+	if (w && job_query_number("wait", w, 0, a->o.max_poll_s, &wait))
+		return error_reply(mc, MHD_HTTP_BAD_REQUEST, err_last());
 	end = util_now() + wait;
 	pthread_mutex_lock(&a->c->lock);
 	for (;;) {

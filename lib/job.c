@@ -5,6 +5,9 @@
  * value goes; parsing walks the object, so an unknown field is found by
  * name, and a field of the wrong type is named with the type it needs.
  */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -808,4 +811,30 @@ char *json_quote(const char *s)
 
 	json_decref(v);
 	return out;
+}
+
+int job_query_number(const char *name, const char *s, double lo, double hi,
+		     double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	if (end == s || *end || errno || !isfinite(*out) || *out < lo ||
+	    *out > hi)
+		return err_set(ERR_INPUT, "'%s' must be a number from %g to %g",
+			       name, lo, hi);
+	return 0;
+}
+
+int job_query_id(const char *name, const char *s, long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	if (!isdigit((unsigned char)*s) || *end || errno || *out <= 0)
+		return err_set(ERR_INPUT, "'%s' must be a positive whole number",
+			       name);
+	return 0;
 }

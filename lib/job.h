@@ -134,4 +134,13 @@ size_t job_json_runs(const char *json, struct job_run *out, size_t max);
 /* {"error": msg} */
 char *job_error_json(const char *msg);
 
+/*
+ * Numbers in a request's query: a finite decimal number from lo to hi
+ * (job_query_number), or a positive whole number that fits (job_query_id:
+ * a job, step or worker id, a limit).  0, or ERR_INPUT naming name.
+ */
+int job_query_number(const char *name, const char *s, double lo, double hi,
+		     double *out);
+int job_query_id(const char *name, const char *s, long long *out);
+
 #endif

@@ -77,6 +77,14 @@ int policy_url_normalise(const char *url, char **out)
 	for (i = 0; i < alen; i++)
 		host[i] = (char)tolower((unsigned char)auth[i]);
 	host[alen] = '\0';
+	/* a name or an IPv4 address, or an IPv6 address in brackets */
+	if (host[0] == '['
+		    ? alen < 3 || host[alen - 1] != ']' ||
+			      strspn(host + 1, "0123456789abcdef:.") != alen - 2
+		    : strspn(host, "abcdefghijklmnopqrstuvwxyz0123456789.-") !=
+			      alen)
+		return err_set(ERR_INPUT, "URL '%.200s' has a bad host name",
+			       url);
 	{
 		/* no "." or ".." path segment: one URL, one meaning */
 		size_t n = strcspn(path, "?#");

@@ -1,7 +1,8 @@
 /*
  * libFuzzer target: everything bisectd parses from a request body.  The
  * first byte picks the parser (job request, worker registration, step
- * result, assignment); the rest is the body.  Each parser must either
+ * result, assignment, or the names and numbers of a query: a number, an
+ * id, a recipe name, a repository URL); the rest is the body.  Each parser must either
  * accept the body or refuse it with ERR_INPUT and a message, and never
  * crash, leak or read out of bounds (AddressSanitizer, UBSan).
  */
@@ -12,6 +13,8 @@
 
 #include "error.h"
 #include "job.h"
+#include "policy.h"
+#include "recipe.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -23,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size == 0)
 		return 0;
-	switch (data[0] % 4) {
+	switch (data[0] % 5) {
 	case 0: {
 		struct job_spec spec;
 
@@ -62,6 +65,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rc = job_assignment_parse(&a, body, len);
 		if (rc == 0)
 			job_spec_release(&a.spec);
+		break;
+	}
+	case 4: {
+		/* as MHD hands them over: text up to the first NUL */
+		char *s = strndup(body, len), *url = NULL;
+		double d;
+		long long id;
+
+		if (!s)
+			return 0;
+		if (!job_query_number("q", s, 0, 30, &d) &&
+		    !(d >= 0 && d <= 30))
+			abort();
+		if (!job_query_id("q", s, &id) && id <= 0)
+			abort();
+		if (recipe_name_ok(s) && (strchr(s, '/') || s[0] == '.'))
+			abort(); /* a recipe name is never a path */
+		if (!policy_url_normalise(s, &url)) {
+			char *again = NULL;
+
+			/* the normal form is its own normal form */
+			if (policy_url_normalise(url, &again) ||
+			    strcmp(url, again))
+				abort();
+			free(again);
+			free(url);
+		}
+		free(s);
+		err_clear();
 		break;
 	}
 	}

@@ -58,6 +58,9 @@ static void test_policy__refusals(void **state)
 	refused("https://token@example.org/r.git", "credentials");
 	refused("file:///etc/passwd", "scheme 'file'");
 	refused("ext::sh -c id", "space");
+	refused("https://example.org:{z{:::443/linux.git", "bad host");
+	refused("https://ex_ample.org/r.git", "bad host");
+	refused("https://[fe80::1%eth0]/r.git", "bad host");
 	refused("ext::sh", "not a URL");
 	refused("https://example.org/a/../../etc", "'..' segment");
 	refused("https://example.org/a/./b", "segment");
