@@ -220,8 +220,8 @@ static enum MHD_Result list_jobs(struct api *a, struct MHD_Connection *mc)
 
 	if (st && (state = job_state_parse(st)) < 0)
 		return error_reply(mc, MHD_HTTP_BAD_REQUEST,
-				   "unknown state: queued, running, done, "
-				   "failed or cancelled");
+				   "unknown state: fetching, queued, running, "
+				   "done, failed or cancelled");
 	if (lim && (job_query_id("limit", lim, &limit) || limit > 1000))
 		return error_reply(mc, MHD_HTTP_BAD_REQUEST,
 				   "'limit' must be a whole number from 1 to "
@@ -281,41 +281,35 @@ static int submit_check(struct api *a, const char *body, size_t len, char **out)
 	return rc;
 }
 
+/*
+ * A job whose repository is a URL (or a Debian source version) is stored
+ * as fetching and answered at once; the fetch queue (bisectd.c) fetches
+ * it outside the lock and then plans or fails it.  Any other job is
+ * planned here.
+ */
 static enum MHD_Result submit(struct api *a, struct MHD_Connection *mc,
 			      struct conn *cn)
 {
 	long long id = 0;
-	char *prepared = NULL;
-	int rc;
-
-	char *checked = NULL;
+	char *checked = NULL, *doc;
+	int rc, fetching;
 
 	if ((rc = submit_check(a, buf_str(&cn->body), cn->body.len, &checked)))
 		return error_reply(mc, status_for(rc), err_last());
-	/* the slow part (a fetch, a Debian source) outside the lock */
-	rc = sched_prepare(a->c->state_dir, a->o.fetch_timeout_s,
-			   a->o.fetch_max_mb, checked, strlen(checked),
-			   &prepared);
-	if (!rc && !prepared) {
-		prepared = checked;
-		checked = NULL;
-	}
+	fetching = sched_needs_fetch(checked, strlen(checked));
+	pthread_mutex_lock(&a->c->lock);
+	rc = fetching ? sched_submit_fetching(a->c->sched, checked,
+					      strlen(checked), &id)
+		      : sched_submit(a->c->sched, checked, strlen(checked),
+				     NULL, 0, &id);
+	pthread_cond_broadcast(fetching ? &a->c->fetch : &a->c->wake);
+	pthread_mutex_unlock(&a->c->lock);
 	free(checked);
 	if (rc)
 		return error_reply(mc, status_for(rc), err_last());
-	pthread_mutex_lock(&a->c->lock);
-	rc = sched_submit(a->c->sched, prepared, strlen(prepared), NULL, 0,
-			  &id);
-	pthread_cond_broadcast(&a->c->wake);
-	pthread_mutex_unlock(&a->c->lock);
-	free(prepared);
-	if (rc)
-		return error_reply(mc, status_for(rc), err_last());
-	{
-		char *doc = util_fmt("{\"id\":%lld}", id);
-
-		return json_reply(mc, MHD_HTTP_CREATED, doc);
-	}
+	doc = util_fmt("{\"id\":%lld,\"state\":\"%s\"}", id,
+		       fetching ? "fetching" : "queued");
+	return json_reply(mc, MHD_HTTP_CREATED, doc);
 }
 
 static enum MHD_Result cancel(struct api *a, struct MHD_Connection *mc,

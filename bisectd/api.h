@@ -17,6 +17,7 @@ struct coord {
 	struct sched *sched;
 	pthread_mutex_t lock;
 	pthread_cond_t wake; /* broadcast when steps may have been queued */
+	pthread_cond_t fetch; /* signalled when a job waits for a fetch */
 	const char *state_dir;
 };
 
@@ -31,8 +32,6 @@ struct api_opts {
 	/* where reports link to (never a request's Host header), or NULL:
 	 * http://listen:port */
 	const char *public_url;
-	double fetch_timeout_s;	    /* a submitted repository URL's fetch */
-	unsigned long fetch_max_mb; /* the largest file a fetch writes */
 	/* NULL-ended allow-lists: repository URL prefixes and directories,
 	 * webhook URL prefixes (lib/policy.h) */
 	const char *const *repo_urls, *const *repo_roots, *const *hook_urls;

@@ -493,6 +493,76 @@ static void *hook_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * The fetch queue: jobs whose repository is a URL (or a Debian source
+ * version) wait as fetching while a thread of their own fetches them,
+ * one at a time, without the lock; then they are planned, or fail with
+ * the fetch's reason.  The API and the scheduler never wait for a fetch.
+ */
+struct fetcher {
+	struct coord *co;
+	const char *state_dir;
+	double timeout_s;
+	unsigned long max_mb;
+	volatile int done; /* the thread has ended */
+};
+
+static void fetch_one(struct fetcher *f)
+{
+	struct coord *co = f->co;
+	long long *ids = NULL, id = 0;
+	size_t n = 0;
+	char *spec = NULL, *prepared = NULL, why[1024] = "";
+	struct store_job j;
+	struct timespec ts;
+	int rc;
+
+	pthread_mutex_lock(&co->lock);
+	if (!store_job_ids(co->store, JOB_FETCHING, &ids, &n) && n &&
+	    !store_job_get(co->store, ids[0], &j)) {
+		id = j.id;
+		spec = strdup(j.spec);
+		store_job_release(&j);
+	}
+	free(ids);
+	if (!spec) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 1;
+		pthread_cond_timedwait(&co->fetch, &co->lock, &ts);
+		pthread_mutex_unlock(&co->lock);
+		return;
+	}
+	pthread_mutex_unlock(&co->lock);
+	rc = sched_prepare(f->state_dir, f->timeout_s, f->max_mb, spec,
+			   strlen(spec), &prepared);
+	if (rc)
+		snprintf(why, sizeof(why), "%s", err_last());
+	if (!stopping) {
+		const char *body = prepared ? prepared : spec;
+
+		pthread_mutex_lock(&co->lock);
+		if (sched_fetched(co->sched, id, body, strlen(body),
+				  rc ? why : NULL))
+			logf_("job %lld: %s", id, err_last());
+		pthread_cond_broadcast(&co->wake);
+		pthread_mutex_unlock(&co->lock);
+		if (rc)
+			logf_("job %lld: fetch failed: %s", id, why);
+	}
+	free(prepared);
+	free(spec);
+}
+
+static void *fetch_thread(void *arg)
+{
+	struct fetcher *f = arg;
+
+	while (!stopping)
+		fetch_one(f);
+	f->done = 1;
+	return NULL;
+}
+
 /* The usage: on stdout and 0 when asked for, else on stderr and 2. */
 static int usage(int asked)
 {
@@ -570,12 +640,14 @@ int main(int argc, char **argv)
 	const char *repo_urls[LIST_MAX + 1], *repo_roots[LIST_MAX + 1],
 		*hook_urls[LIST_MAX + 1];
 	struct coord co = { .lock = PTHREAD_MUTEX_INITIALIZER,
-			    .wake = PTHREAD_COND_INITIALIZER };
+			    .wake = PTHREAD_COND_INITIALIZER,
+			    .fetch = PTHREAD_COND_INITIALIZER };
 	struct sched_opts so = { 0 };
 	struct api_opts ao;
 	struct api *api = NULL;
 	struct hooks hk;
-	pthread_t hooks;
+	pthread_t hooks, fetcher;
+	struct fetcher fe = { 0 };
 	const char *config = NULL;
 	char *flags[128] = { 0 }, web_dir[PATH_MAX + 32];
 	struct sigaction sa;
@@ -637,8 +709,6 @@ int main(int argc, char **argv)
 	ao.max_poll_s = 30;
 	ao.max_bodies = c.max_bodies_mb << 20;
 	ao.public_url = c.public_url[0] ? c.public_url : NULL;
-	ao.fetch_timeout_s = c.fetch_timeout_s;
-	ao.fetch_max_mb = c.fetch_max_mb;
 	ao.repo_urls = repo_urls;
 	ao.repo_roots = repo_roots;
 	ao.hook_urls = hook_urls;
@@ -678,6 +748,16 @@ int main(int argc, char **argv)
 		api_stop(api);
 		return 3;
 	}
+	fe.co = &co;
+	fe.state_dir = c.state;
+	fe.timeout_s = c.fetch_timeout_s;
+	fe.max_mb = c.fetch_max_mb;
+	if ((rc = pthread_create(&fetcher, NULL, fetch_thread, &fe))) {
+		fprintf(stderr, "bisectd: cannot start the fetch thread: %s\n",
+			strerror(rc));
+		api_stop(api);
+		return 3;
+	}
 	while (!stopping) {
 		struct timespec ts = { 1, 0 };
 
@@ -691,6 +771,14 @@ int main(int argc, char **argv)
 	logf_("stopping");
 	pthread_join(hooks, NULL);
 	api_stop(api);
+	for (i = 0; i < 30 && !fe.done; i++) {
+		struct timespec ts = { 0, 100000000 };
+
+		nanosleep(&ts, NULL);
+	}
+	if (!fe.done)
+		return 0; /* a fetch still runs: its git dies with us */
+	pthread_join(fetcher, NULL);
 	sched_close(co.sched);
 	store_close(co.store);
 	gu_shutdown();

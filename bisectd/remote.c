@@ -170,7 +170,7 @@ int remote_run(const char *server, const char *token,
 		free(state);
 		state = job_json_string(buf_str(&out), "state");
 		if (state && strcmp(state, "queued") &&
-		    strcmp(state, "running"))
+		    strcmp(state, "running") && strcmp(state, "fetching"))
 			break;
 		nanosleep(&ts, NULL);
 	}

@@ -453,27 +453,25 @@ int sched_prepare(const char *state_dir, double fetch_timeout,
 	return rc;
 }
 
-int sched_submit(struct sched *s, const char *body, size_t len,
-		 const struct sched_verdict *known, size_t nknown,
-		 long long *id)
+/*
+ * The job as it is kept: revisions resolved to commit ids (the job means
+ * what they meant now), the recipe known.  *canon: the spec to store.
+ */
+static int resolve_spec(struct sched *s, struct job_spec *spec, char **canon)
 {
-	struct job_spec spec;
 	struct gu_repo *repo = NULL;
-	char hex[GU_HEXSZ + 1], key[DIGEST_HEXSZ + 1], *canon = NULL;
+	char hex[GU_HEXSZ + 1], key[DIGEST_HEXSZ + 1];
 	struct gu_oid oid;
 	size_t i;
-	int rc;
+	int rc = 0;
 
-	rc = job_spec_parse(&spec, body, len);
-	if (rc)
-		return rc;
-	if (spec.source && !spec.commit)
-		rc = import_source(&spec);
+	*canon = NULL;
+	if (spec->source && !spec->commit)
+		rc = import_source(spec);
 	if (!rc)
-		rc = open_repo(s, spec.repo, &repo);
+		rc = open_repo(s, spec->repo, &repo);
 	if (rc)
 		goto out;
-		/* revisions become commit ids: the job means what they meant now */
 #define RESOLVE(field)                                                         \
 	do {                                                                   \
 		if ((rc = gu_resolve(repo, field, &oid)))                      \
@@ -485,23 +483,40 @@ int sched_submit(struct sched *s, const char *body, size_t len,
 			goto out;                                              \
 		}                                                              \
 	} while (0)
-	if (spec.bad)
-		RESOLVE(spec.bad);
-	if (spec.commit)
-		RESOLVE(spec.commit);
-	for (i = 0; i < spec.ngood; i++)
-		RESOLVE(spec.good[i]);
+	if (spec->bad)
+		RESOLVE(spec->bad);
+	if (spec->commit)
+		RESOLVE(spec->commit);
+	for (i = 0; i < spec->ngood; i++)
+		RESOLVE(spec->good[i]);
 #undef RESOLVE
-	if (spec.recipe && (rc = recipe_key(s, spec.recipe, key)))
+	if (spec->recipe && (rc = recipe_key(s, spec->recipe, key)))
 		goto out;
-	canon = job_spec_dump(&spec);
-	if (!canon) {
+	if (!(*canon = job_spec_dump(spec)))
 		rc = err_set(ERR_NOMEM, "out of memory");
+out:
+	gu_close(repo);
+	return rc;
+}
+
+int sched_submit(struct sched *s, const char *body, size_t len,
+		 const struct sched_verdict *known, size_t nknown,
+		 long long *id)
+{
+	struct job_spec spec;
+	char *canon = NULL;
+	size_t i;
+	int rc;
+
+	rc = job_spec_parse(&spec, body, len);
+	if (rc)
+		return rc;
+	if ((rc = resolve_spec(s, &spec, &canon)))
 		goto out;
-	}
 	if ((rc = store_begin(s->store)))
 		goto out;
-	rc = store_job_insert(s->store, id, spec.type, canon, spec.callback);
+	rc = store_job_insert(s->store, id, spec.type, JOB_QUEUED, canon,
+			      spec.callback);
 	for (i = 0; i < nknown && !rc; i++) {
 		char *res = util_fmt("{\"verdict\":\"%s\",\"title\":\"\","
 				     "\"role\":\"replay\"}",
@@ -525,9 +540,66 @@ int sched_submit(struct sched *s, const char *body, size_t len,
 		rc = sched_tick(s, *id);
 out:
 	free(canon);
-	gu_close(repo);
 	job_spec_release(&spec);
 	return rc;
+}
+
+int sched_needs_fetch(const char *body, size_t len)
+{
+	struct job_spec spec;
+	int yes;
+
+	if (job_spec_parse(&spec, body, len))
+		return 0;
+	yes = (spec.repo && strstr(spec.repo, "://")) ||
+	      (spec.source && !spec.commit);
+	job_spec_release(&spec);
+	return yes;
+}
+
+int sched_submit_fetching(struct sched *s, const char *body, size_t len,
+			  long long *id)
+{
+	struct job_spec spec;
+	char *canon;
+	int rc = job_spec_parse(&spec, body, len);
+
+	if (rc)
+		return rc;
+	canon = job_spec_dump(&spec);
+	rc = canon ? store_job_insert(s->store, id, spec.type, JOB_FETCHING,
+				      canon, spec.callback)
+		   : err_set(ERR_NOMEM, "out of memory");
+	free(canon);
+	job_spec_release(&spec);
+	return rc;
+}
+
+int sched_fetched(struct sched *s, long long id, const char *body,
+		  size_t len, const char *fetch_error)
+{
+	struct job_spec spec;
+	char *canon = NULL, why[1024];
+	int rc;
+
+	if (fetch_error)
+		snprintf(why, sizeof(why), "%s", fetch_error);
+	else if ((rc = job_spec_parse(&spec, body, len)) == 0) {
+		rc = resolve_spec(s, &spec, &canon);
+		job_spec_release(&spec);
+		if (!rc) {
+			rc = store_job_fetched(s->store, id, canon);
+			free(canon);
+			if (rc == ERR_NOTFOUND)
+				return 0; /* cancelled while it was fetched */
+			return rc ? rc : sched_tick(s, id);
+		}
+		snprintf(why, sizeof(why), "%s", err_last());
+	} else
+		snprintf(why, sizeof(why), "%s", err_last());
+	/* no repository, no such revision: the job cannot start */
+	rc = store_job_end(s->store, id, JOB_FAILED, "error", NULL, why);
+	return rc < 0 ? rc : 0;
 }
 
 /* --- planning ------------------------------------------------------------ */

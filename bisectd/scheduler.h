@@ -55,6 +55,19 @@ int sched_submit(struct sched *s, const char *body, size_t len,
 		 long long *id);
 
 /*
+ * Whether a request needs a fetch before it can be planned (a repository
+ * given as a URL, a Debian source version).  Such a job is stored as
+ * fetching (sched_submit_fetching); the fetch queue runs sched_prepare()
+ * outside the lock and then sched_fetched() with the prepared request or
+ * the fetch's error, which plans the job or fails it with that reason.
+ */
+int sched_needs_fetch(const char *body, size_t len);
+int sched_submit_fetching(struct sched *s, const char *body, size_t len,
+			  long long *id);
+int sched_fetched(struct sched *s, long long id, const char *body,
+		  size_t len, const char *fetch_error);
+
+/*
  * Where a bisection stands: the candidates at its start and now (0 and
  * 0 before the checks are done).
  */

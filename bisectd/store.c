@@ -226,12 +226,12 @@ static void col_copy(char *out, size_t size, sqlite3_stmt *st, int col)
 	snprintf(out, size, "%s", t ? (const char *)t : "");
 }
 
-static const char *const job_states[] = { "queued", "running", "done", "failed",
-					  "cancelled" };
+static const char *const job_states[] = { "queued", "running",	 "done",
+					  "failed", "cancelled", "fetching" };
 
 const char *job_state_name(int state)
 {
-	if (state < 0 || state > JOB_CANCELLED)
+	if (state < 0 || state > JOB_FETCHING)
 		return "unknown";
 	return job_states[state];
 }
@@ -240,7 +240,7 @@ int job_state_parse(const char *name)
 {
 	int i;
 
-	for (i = 0; i <= JOB_CANCELLED; i++)
+	for (i = 0; i <= JOB_FETCHING; i++)
 		if (!strcmp(name, job_states[i]))
 			return i;
 	return -1;
@@ -271,17 +271,31 @@ void store_job_release(struct store_job *j)
 }
 
 int store_job_insert(struct store *s, long long *id, const char *type,
-		     const char *spec, const char *callback)
+		     int state, const char *spec, const char *callback)
 {
 	int rc = run(s, prep(s,
 			     "INSERT INTO jobs(type, state, spec, created, "
 			     "callback) VALUES(?, ?, ?, ?, ?)",
-			     "sisds", type, JOB_QUEUED, spec, store_time(),
+			     "sisds", type, state, spec, store_time(),
 			     callback));
 
 	if (!rc)
 		*id = sqlite3_last_insert_rowid(s->db);
 	return rc;
+}
+
+int store_job_fetched(struct store *s, long long id, const char *spec)
+{
+	int rc = run(s, prep(s,
+			     "UPDATE jobs SET spec = ?, state = ? "
+			     "WHERE id = ? AND state = ?",
+			     "sili", spec, JOB_QUEUED, id, JOB_FETCHING));
+
+	if (rc)
+		return rc;
+	return sqlite3_changes(s->db) > 0
+		       ? 0
+		       : err_set(ERR_NOTFOUND, "job %lld is not fetching", id);
 }
 
 #define JOB_COLUMNS                                                            \
@@ -440,10 +454,10 @@ int store_job_end(struct store *s, long long id, int state, const char *result,
 			     "culprit = ?, reason = ?, finished = ?, "
 			     "hook_state = CASE WHEN callback IS NULL "
 			     "THEN 'none' ELSE 'pending' END, hook_next = ? "
-			     "WHERE id = ? AND state IN (?, ?)",
-			     "isssddlii", state, result, culprit, reason,
+			     "WHERE id = ? AND state IN (?, ?, ?)",
+			     "isssddliii", state, result, culprit, reason,
 			     store_time(), store_time(), id, JOB_QUEUED,
-			     JOB_RUNNING));
+			     JOB_RUNNING, JOB_FETCHING));
 
 	if (rc)
 		return rc;

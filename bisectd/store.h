@@ -24,7 +24,15 @@ void store_rollback(struct store *s);
 
 double store_time(void);
 
-enum job_state { JOB_QUEUED, JOB_RUNNING, JOB_DONE, JOB_FAILED, JOB_CANCELLED };
+/* stored as numbers: a new state goes at the end */
+enum job_state {
+	JOB_QUEUED,
+	JOB_RUNNING,
+	JOB_DONE,
+	JOB_FAILED,
+	JOB_CANCELLED,
+	JOB_FETCHING /* its repository or source is being fetched */
+};
 const char *job_state_name(int state);
 int job_state_parse(const char *name);
 
@@ -52,7 +60,10 @@ void store_job_release(struct store_job *j);
 int store_job_set_outcome(struct store *s, long long id, const char *outcome);
 
 int store_job_insert(struct store *s, long long *id, const char *type,
-		     const char *spec, const char *callback);
+		     int state, const char *spec, const char *callback);
+/* A fetching job's spec, once fetched, and its state queued; ERR_NOTFOUND
+ * when it is no longer fetching (cancelled meanwhile). */
+int store_job_fetched(struct store *s, long long id, const char *spec);
 /* ERR_NOTFOUND for an unknown id. */
 int store_job_get(struct store *s, long long id, struct store_job *out);
 /*

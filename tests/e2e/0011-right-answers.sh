@@ -95,14 +95,14 @@ check "apply: with the fix, no step shows the other oops" \
 		length == 0) and (.other_failures | length == 0)'
 
 # from the fix of the other bug to the merge: about 20 commits
-case_run flaky flaky "$OTHER_FIXED" "$MERGE" --confidence 0.9 --max-runs 150
+case_run flaky flaky "$OTHER_FIXED" "$MERGE" --confidence 0.99 --max-runs 200
 check "flaky: exit 0 (got $rc)" [ "$rc" -eq 0 ]
 check "flaky: the planted commit" jq_true "$j" ".first_bad == \"$FLAKY\""
 check "flaky: intermittent, rate $(jq .failure_rate "$j") learned" \
 	jq_true "$j" '.intermittent == true and .failure_rate > 0.2 and
 		.failure_rate < 0.85'
 check "flaky: verified at $(jq .confidence "$j"), in $(jq .observed_runs "$j") runs" \
-	jq_true "$j" '.verified == true and .confidence >= 0.9'
+	jq_true "$j" '.verified == true and .confidence >= 0.99'
 
 case_run merge merge "$GOOD" "$BAD" --confidence 0.95 --runs 2
 check "merge: exit 0 (got $rc)" [ "$rc" -eq 0 ]

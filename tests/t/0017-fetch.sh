@@ -1,8 +1,9 @@
 #!/bin/sh
-# A repository given as a URL is fetched before bisectd takes its lock,
-# by git, within --fetch-timeout and --fetch-max-mb: a server that
-# accepts and never answers costs that one request its time, and the API
-# answers meanwhile.  Which repositories may be named is the server's
+# A repository given as a URL is fetched by bisectd's fetch queue, not
+# while the request or the lock waits: the job is answered at once as
+# fetching, and git runs within --fetch-timeout and --fetch-max-mb; a
+# server that accepts and never answers fails that one job with the
+# reason, and the API answers meanwhile.  Which repositories may be named is the server's
 # choice: URLs under --repo-urls (normalised, without credentials), paths
 # under --repo-roots; not file:// (any repository on this machine).
 . "$(dirname "$0")/../lib.sh"
@@ -43,23 +44,25 @@ PIDS="$PIDS $!"
 for _ in $(seq 50); do [ -s "$SCRATCH/mute.port" ] && break; sleep 0.1; done
 make_tokens
 mute=http://127.0.0.1:$(cat "$SCRATCH/mute.port")/repo.git
-start_bisectd --fetch-timeout 3 --fetch-max-mb 1 \
+start_bisectd --fetch-timeout 8 --fetch-max-mb 1 \
 	--repo-urls "http://127.0.0.1:$(cat "$SCRATCH/mute.port")/ git://127.0.0.1:$gport"
 start_worker w1
 
 req=$(bisect_job "$mute" "$GOOD" "$BAD" 'test ! -f regression')
 t0=$(date +%s)
-curl -s -o "$SCRATCH/mute.json" -w '%{http_code}' -H "Authorization: Bearer $STOKEN" \
-	--data-binary "$req" "$URL/api/v1/jobs" > "$SCRATCH/mute.code" &
-cpid=$!
-sleep 1
-code=$(curl -s -m 2 -o /dev/null -w "%{http_code}" "$URL/api/v1/jobs")
-check "while a fetch hangs, the API answers at once ($code)" [ "$code" = 200 ]
-wait $cpid
+code=$(api POST jobs "$req" "$STOKEN")
+mid=$(jq -r .id "$SCRATCH/body")
+check "a job on a URL is taken at once, as fetching ($code)" \
+	'[ "$code" = 201 ] && jq_true "$SCRATCH/body" ".state == \"fetching\""'
+code=$(curl -s -m 2 -o "$SCRATCH/mid.json" -w "%{http_code}" "$URL/api/v1/jobs/$mid")
+check "while its fetch hangs, the API answers at once ($code) and shows it fetching" \
+	'[ "$code" = 200 ] && jq_true "$SCRATCH/mid.json" ".state == \"fetching\""'
+wait_job "$mid" 30
 t1=$(date +%s)
-check "the hanging fetch is given up: 422 after $((t1 - t0)) s" \
-	'[ "$(cat "$SCRATCH/mute.code")" = 422 ] && [ $((t1 - t0)) -lt 30 ]'
-check "and says why" grep -q "no answer within 3 s" "$SCRATCH/mute.json"
+check "the hanging fetch is given up: the job failed after $((t1 - t0)) s" \
+	jq_true "$SCRATCH/job" '.state == "failed"'
+check "and says why ($(jq -r .reason "$SCRATCH/job"))" \
+	jq_true "$SCRATCH/job" '.reason | test("no answer within 8 s")'
 
 # a git:// repository is mirrored and bisected
 for _ in $(seq 50); do
@@ -95,8 +98,14 @@ refused "a path that does not exist outside the roots (nothing told)" \
 refused "a path written to climb out" "$SCRATCH/../../etc" "not under the allowed roots"
 refused "a link inside the roots that leads out" "$SCRATCH/escape.git" "leads out of the allowed roots"
 refused "a relative path" "repo.git" "not under the allowed roots"
-refused "a repository larger than --fetch-max-mb" \
-	"git://127.0.0.1:$gport/big.git" "larger than 1 MB"
+id=$(submit "$(bisect_job "git://127.0.0.1:$gport/big.git" "$GOOD" "$BAD" true)")
+wait_job "$id" 30
+check "a repository larger than --fetch-max-mb fails ($(jq -r .reason "$SCRATCH/job"))" \
+	jq_true "$SCRATCH/job" '.state == "failed" and (.reason | test("larger than 1 MB"))'
+id=$(submit "$(bisect_job "git://127.0.0.1:$gport/repo.git" "$GOOD" no-such-rev true)")
+wait_job "$id" 30
+check "a revision the fetched repository lacks fails the job ($(jq -r .reason "$SCRATCH/job"))" \
+	jq_true "$SCRATCH/job" '.state == "failed" and (.reason | test("no-such-rev"))'
 check "a refused fetch leaves no mirror behind" \
 	'[ "$(find "$STATE/repos" -maxdepth 1 -name "*.git" | wc -l)" -eq 1 ]'
 rm -rf "$outside"
