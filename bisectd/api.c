@@ -257,7 +257,10 @@ static int submit_check(struct api *a, const char *body, size_t len, char **out)
 	*out = NULL;
 	if ((rc = job_spec_parse(&spec, body, len)))
 		return rc;
-	if (spec.recipe && !recipe_name_ok(spec.recipe))
+	if (spec.source && (spec.repo || spec.commit))
+		rc = err_set(ERR_INPUT, "'source' is the base of the build: "
+					"no 'repo' or 'commit' with it");
+	else if (spec.recipe && !recipe_name_ok(spec.recipe))
 		rc = err_set(ERR_INPUT, "field 'recipe' must be a recipe name "
 					"(letters, digits, '.', '_', '-'), "
 					"not a path");

@@ -468,6 +468,8 @@ static int resolve_spec(struct sched *s, struct job_spec *spec, char **canon)
 	*canon = NULL;
 	if (spec->source && !spec->commit)
 		rc = import_source(spec);
+	if (!rc && !spec->repo)
+		rc = err_set(ERR_INPUT, "the job names no repository");
 	if (!rc)
 		rc = open_repo(s, spec->repo, &repo);
 	if (rc)
@@ -575,8 +577,8 @@ int sched_submit_fetching(struct sched *s, const char *body, size_t len,
 	return rc;
 }
 
-int sched_fetched(struct sched *s, long long id, const char *body,
-		  size_t len, const char *fetch_error)
+int sched_fetched(struct sched *s, long long id, const char *body, size_t len,
+		  const char *fetch_error)
 {
 	struct job_spec spec;
 	char *canon = NULL, why[1024];

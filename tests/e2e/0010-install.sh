@@ -139,8 +139,10 @@ check "a source and a commit: 422, $(jq -r .error "$SCRATCH/body")" \
 api POST jobs "{\"type\":\"test\",\"source\":\"$deb_version\",\"recipe\":\"tiny\"}" "$STOKEN" > "$SCRATCH/code"
 check "a source for a test job: 422, $(jq -r .error "$SCRATCH/body")" \
 	sh -c "[ \"\$(cat '$SCRATCH/code')\" = 422 ] && jq -e '.error | test(\"for build jobs\")' '$SCRATCH/body' > /dev/null"
-api POST jobs '{"type":"build","source":"6.1.0-nosuch","recipe":"tiny"}' "$STOKEN" > "$SCRATCH/code"
-check "a version apt does not know: 422, $(jq -r .error "$SCRATCH/body")" \
-	sh -c "[ \"\$(cat '$SCRATCH/code')\" = 422 ] && jq -e '.error | test(\"6.1.0-nosuch\")' '$SCRATCH/body' > /dev/null"
+# a version is looked up by the fetch queue: the job fails with the reason
+nid=$(submit '{"type":"build","source":"6.1.0-nosuch","recipe":"tiny"}')
+wait_job "$nid" 120
+check "a version apt does not know fails its job: $(jq -r .reason "$SCRATCH/job")" \
+	jq_true "$SCRATCH/job" '.state == "failed" and (.reason | test("6.1.0-nosuch"))'
 check "bisectd is still up" sh -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' '$URL/api/v1/jobs')\" = 200 ]"
 done_testing
