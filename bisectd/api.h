@@ -16,7 +16,7 @@ struct coord {
 	struct store *store;
 	struct sched *sched;
 	pthread_mutex_t lock;
-	pthread_cond_t wake; /* broadcast when steps may have been queued */
+	pthread_cond_t wake;  /* broadcast when steps may have been queued */
 	pthread_cond_t fetch; /* signalled when a job waits for a fetch */
 	const char *state_dir;
 };

@@ -53,7 +53,7 @@ struct config {
 	/* space-separated allow-lists: repository URL prefixes, repository
 	 * directories, webhook URL prefixes */
 	char repo_urls[4096], repo_roots[4096], hook_urls[4096];
-	unsigned per_ip; /* connections from one address at a time */
+	unsigned per_ip;      /* connections from one address at a time */
 	size_t max_bodies_mb; /* request bodies held at once, all together */
 };
 

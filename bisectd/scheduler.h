@@ -64,8 +64,8 @@ int sched_submit(struct sched *s, const char *body, size_t len,
 int sched_needs_fetch(const char *body, size_t len);
 int sched_submit_fetching(struct sched *s, const char *body, size_t len,
 			  long long *id);
-int sched_fetched(struct sched *s, long long id, const char *body,
-		  size_t len, const char *fetch_error);
+int sched_fetched(struct sched *s, long long id, const char *body, size_t len,
+		  const char *fetch_error);
 
 /*
  * Where a bisection stands: the candidates at its start and now (0 and

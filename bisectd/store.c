@@ -273,11 +273,11 @@ void store_job_release(struct store_job *j)
 int store_job_insert(struct store *s, long long *id, const char *type,
 		     int state, const char *spec, const char *callback)
 {
-	int rc = run(s, prep(s,
-			     "INSERT INTO jobs(type, state, spec, created, "
-			     "callback) VALUES(?, ?, ?, ?, ?)",
-			     "sisds", type, state, spec, store_time(),
-			     callback));
+	int rc = run(s,
+		     prep(s,
+			  "INSERT INTO jobs(type, state, spec, created, "
+			  "callback) VALUES(?, ?, ?, ?, ?)",
+			  "sisds", type, state, spec, store_time(), callback));
 
 	if (!rc)
 		*id = sqlite3_last_insert_rowid(s->db);

@@ -834,7 +834,7 @@ int job_query_id(const char *name, const char *s, long long *out)
 	errno = 0;
 	*out = strtoll(s, &end, 10);
 	if (!isdigit((unsigned char)*s) || *end || errno || *out <= 0)
-		return err_set(ERR_INPUT, "'%s' must be a positive whole number",
-			       name);
+		return err_set(ERR_INPUT,
+			       "'%s' must be a positive whole number", name);
 	return 0;
 }

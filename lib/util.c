@@ -89,8 +89,7 @@ int util_read_secret(const char *path, char *out, size_t size)
 			       strerror(errno));
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return err_set(ERR_GENERIC, "'%s' is not a regular file",
-			       path);
+		return err_set(ERR_GENERIC, "'%s' is not a regular file", path);
 	}
 	if (st.st_mode & 077) {
 		close(fd);
@@ -284,8 +283,7 @@ static char *pids_cgroup(unsigned max)
 		       __atomic_add_fetch(&counter, 1, __ATOMIC_SEQ_CST));
 	file = dir ? util_fmt("%s/pids.max", dir) : NULL;
 	snprintf(n, sizeof(n), "%u", max);
-	ok = file && !mkdir(dir, 0755) &&
-	     !write_control(file, n, strlen(n));
+	ok = file && !mkdir(dir, 0755) && !write_control(file, n, strlen(n));
 	if (!ok && dir)
 		rmdir(dir);
 	free(file);
@@ -465,7 +463,7 @@ int proc_run(struct proc_result *out, const char *const argv[],
 	}
 	if (!out->timed_out)
 		kill(-pid, SIGKILL); /* leftovers of the group, if any */
-	pids_cgroup_end(cg); /* and of the cgroup: a new session escapes
+	pids_cgroup_end(cg);	     /* and of the cgroup: a new session escapes
 				the group, not the cgroup */
 	running_pgid = 0;
 	out->seconds = util_now() - start;

@@ -317,8 +317,8 @@ int package_build(struct package_result *out, const struct package_spec *p)
 			rc = make_packages(&s, "bindeb-pkg", vars, NULL,
 					   p->log);
 		if (!rc)
-			rc = package_collect(out, p->step->work_dir, ".deb", p->out_dir,
-				     p->dbg);
+			rc = package_collect(out, p->step->work_dir, ".deb",
+					     p->out_dir, p->dbg);
 		tidy(p->step->work_dir);
 		free(lv);
 		free(vars);
@@ -341,7 +341,8 @@ int package_build(struct package_result *out, const struct package_spec *p)
 			rc = make_packages(&s, "binrpm-pkg", "", env, p->log);
 		}
 		if (!rc)
-			rc = package_collect(out, rpms, ".rpm", p->out_dir, p->dbg);
+			rc = package_collect(out, rpms, ".rpm", p->out_dir,
+					     p->dbg);
 		if (top)
 			util_remove_tree(top);
 	}

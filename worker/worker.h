@@ -361,7 +361,7 @@ struct steprun_env {
 	int sandbox_commands;
 	double command_timeout_s;
 	long command_memory_mb;
-	unsigned command_procs;		/* processes at once */
+	unsigned command_procs;		 /* processes at once */
 	unsigned long command_output_mb; /* the largest file it writes */
 };
 
