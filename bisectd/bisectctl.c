@@ -99,6 +99,7 @@ enum {
 	OPT_MAX_RUNS,
 	OPT_ENDPOINT_RUNS,
 	OPT_APPLY,
+	OPT_NETWORK,
 };
 
 /* Parse one common option; 1 if it was one, 0 if not, -1 on error. */
@@ -536,9 +537,12 @@ static char *join_args(char *const *argv)
 static int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = { COMMON_LONGOPTS,
+					      { "network", no_argument, NULL,
+						OPT_NETWORK },
 					      { NULL, 0, NULL, 0 } };
 	struct common c = { .repo_path = "." };
 	struct report_info ri = { .mode = "run" };
+	int network = 0;
 	struct job_spec spec;
 	struct sched_verdict *known = NULL;
 	size_t nknown = 0;
@@ -548,7 +552,8 @@ static int cmd_run(int argc, char **argv)
 	int opt, rc, status, code = 0;
 
 	while ((opt = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
-		int r = common_opt(&c, opt, optarg);
+		int r = opt == OPT_NETWORK ? (network = 1)
+					   : common_opt(&c, opt, optarg);
 
 		if (r < 0)
 			return fail(ERR_INPUT);
@@ -557,6 +562,10 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return usage_error("run needs a command after --");
+	if (network && !server)
+		return usage_error("--network is for a bisectd's workers "
+				   "(--server); here CMD runs as you, with "
+				   "your network");
 	if (strchr(argv[optind], '/') ? !util_is_executable(argv[optind])
 				      : !util_in_path(argv[optind])) {
 		fprintf(stderr,
@@ -568,6 +577,7 @@ static int cmd_run(int argc, char **argv)
 	if (server) {
 		rc = remote_spec(&spec, "bisect", &c, NULL);
 		spec.command = shell_join(argv + optind);
+		spec.network = network;
 		status = rc ? fail(rc)
 			    : remote_run(server, token, &spec, c.json, stderr);
 		job_spec_release(&spec);
@@ -1592,9 +1602,11 @@ static const struct command {
 	  "run [--repo DIR] --good REV [--good REV]... --bad REV\n"
 	  "      [--json FILE] [--out DIR] [--replay LOG] [--workers N]\n"
 	  "      [--confidence P [--max-runs N] [--endpoint-runs N]]\n"
-	  "      [--failure REGEX] -- CMD [ARG]...\n"
+	  "      [--failure REGEX] [--network] -- CMD [ARG]...\n"
 	  "      Bisect any git repository with CMD, as git bisect run does:\n"
 	  "      exit 0 good, 125 skip, 1-127 bad, anything else aborts.\n"
+	  "      With --server, CMD runs in the workers' sandbox; --network\n"
+	  "      asks for the network there (workers with --allow-network).\n"
 	  "      With --confidence, for a CMD that fails only sometimes:\n"
 	  "      commits are run again where that decides most, and the\n"
 	  "      culprit is found at probability P, verified.  With\n"

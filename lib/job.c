@@ -268,6 +268,7 @@ static const struct field spec_fields[] = {
 	{ "commit", F_STR, SPEC(commit), 255 },
 	{ "recipe", F_STR, SPEC(recipe), 255 },
 	{ "command", F_TEXT, SPEC(command), 4096 },
+	{ "network", F_BOOL, SPEC(network), 0 },
 	{ "test", F_TEXT, SPEC(test), 65536 },
 	{ "runs", F_INT, SPEC(runs), 100 },
 	{ "confidence", F_REAL, SPEC(confidence), 0 },
@@ -370,6 +371,10 @@ static int spec_from(struct job_spec *out, json_t *o)
 		return err_set(ERR_INPUT,
 			       "'apply' is for kernel mode; a generic job's "
 			       "command can patch what it tests itself");
+	if (out->network && !out->command)
+		return err_set(ERR_INPUT,
+			       "'network' is for a generic job's command; "
+			       "kernel steps never have the network");
 	if (out->command && out->test)
 		return err_set(ERR_INPUT,
 			       "'test' is a guest script for kernel mode; a "
@@ -462,6 +467,8 @@ static json_t *spec_json(const struct job_spec *j)
 	put_str(o, "commit", j->commit);
 	put_str(o, "recipe", j->recipe);
 	put_str(o, "command", j->command);
+	if (j->network)
+		json_object_set_new(o, "network", json_true());
 	put_str(o, "test", j->test);
 	json_object_set_new(o, "runs", json_integer(j->runs));
 	if (!strcmp(j->type, "bisect")) {
@@ -581,7 +588,7 @@ int job_caps_parse(struct job_caps *out, const char *body, size_t len)
 {
 	json_t *o, *recipes = NULL, *formats = NULL, *x;
 	const char *name;
-	int kvm = 0, run = 0, cores = 1;
+	int kvm = 0, run = 0, network = 0, cores = 1;
 	json_error_t e;
 	size_t i;
 	int rc;
@@ -589,9 +596,11 @@ int job_caps_parse(struct job_caps *out, const char *body, size_t len)
 	memset(out, 0, sizeof(*out));
 	if ((rc = load(&o, body, len)))
 		return rc;
-	if (json_unpack_ex(o, &e, JSON_STRICT, "{s:s, s?o, s?b, s?b, s?o, s?i}",
-			   "name", &name, "recipes", &recipes, "kvm", &kvm,
-			   "run", &run, "formats", &formats, "cores", &cores)) {
+	if (json_unpack_ex(o, &e, JSON_STRICT,
+			   "{s:s, s?o, s?b, s?b, s?b, s?o, s?i}", "name", &name,
+			   "recipes", &recipes, "kvm", &kvm, "run", &run,
+			   "network", &network, "formats", &formats, "cores",
+			   &cores)) {
 		json_decref(o);
 		return err_set(ERR_INPUT, "bad worker registration: %s",
 			       e.text);
@@ -606,6 +615,7 @@ int job_caps_parse(struct job_caps *out, const char *body, size_t len)
 	snprintf(out->name, sizeof(out->name), "%s", name);
 	out->kvm = kvm;
 	out->run = run;
+	out->network = run && network;
 	out->cores = cores;
 	rc = 0;
 	if (recipes &&
@@ -665,6 +675,7 @@ char *job_caps_dump(const struct job_caps *c)
 	json_object_set_new(o, "formats", f);
 	json_object_set_new(o, "kvm", json_boolean(c->kvm));
 	json_object_set_new(o, "run", json_boolean(c->run));
+	json_object_set_new(o, "network", json_boolean(c->network));
 	json_object_set_new(o, "cores", json_integer(c->cores));
 	return dump(o);
 }
@@ -674,7 +685,7 @@ int job_caps_accept(const struct job_caps *c, const struct job_spec *spec)
 	size_t i;
 
 	if (spec->command)
-		return c->run;
+		return c->run && (!spec->network || c->network);
 	if (!strcmp(spec->type, "build") &&
 	    ((spec->deb && !c->deb) || (spec->rpm && !c->rpm)))
 		return 0;

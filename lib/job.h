@@ -22,6 +22,7 @@ struct job_spec {
 	char *commit; /* test, build */
 	char *recipe; /* kernel mode */
 	char *command; /* generic mode: a shell command, git bisect run's codes */
+	int network;   /* the command needs the network (a worker may refuse) */
 	char *test;    /* guest test script (text), or NULL */
 	int runs;
 	/* bisect: the probability at which a culprit is found (0: git's
@@ -79,7 +80,8 @@ struct job_caps {
 	char **recipes;
 	size_t nrecipes;
 	int kvm;
-	int run; /* accepts generic-mode commands */
+	int run;     /* accepts generic-mode commands */
+	int network; /* gives those commands the network when they ask */
 	int deb, rpm;
 	int cores;
 };

@@ -7,6 +7,7 @@
 #define BISECTD_UTIL_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* mkdir -p; ERR_INFRA on failure. */
 int util_mkdir_p(const char *path);
@@ -52,6 +53,13 @@ int util_lock(const char *path);
 
 /* Remove a directory tree (rm -rf); a missing path is not an error. */
 int util_remove_tree(const char *path);
+
+/*
+ * Give a tree (links themselves, not what they name; not a top-level
+ * .git, nor across mounts) to uid and gid: a checkout lent to a command's
+ * user, then taken back.  Not thread-safe.
+ */
+int util_chown_tree(const char *path, uid_t uid, gid_t gid);
 
 struct proc_opts {
 	const char *cwd;	/* NULL: inherit */

@@ -4,13 +4,16 @@
  *   bisect-worker --server URL --token-file FILE [--name NAME]
  *   (or $BISECTD_SERVER and $BISECTD_WORKER_TOKEN)
  *                 [--recipes a,b,...] [--allow-commands] [--slot S]
+ *                 [--command-user USER] [--allow-network]
  *                 [--command-timeout S] [--command-memory-mb MB]
  *                 [--once] [--libvirt URI]
  *
  * A generic job's command comes from whoever submitted the job: it runs
- * in the bubblewrap sandbox (worker/sandbox.c) as nobody, with no
- * network and none of the worker's environment (its token stays here),
- * writing only to its checkout, killed after --command-timeout seconds
+ * in the bubblewrap sandbox (worker/sandbox.c) as --command-user
+ * (default nobody; a user of its own per slot keeps slots apart), with
+ * no network (unless the job asks for it and --allow-network gives it)
+ * and none of the worker's environment (its token stays here), writing
+ * only to its checkout, killed after --command-timeout seconds
  * (default 3600) and limited to --command-memory-mb of address space
  * (default 4096).
  *
@@ -27,6 +30,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +61,8 @@ struct wopts {
 	const char *token;
 	char name[64];
 	const char *recipes; /* comma-separated; NULL: every recipe found */
-	int allow_commands;
+	int allow_commands, allow_network;
+	unsigned command_uid, command_gid;
 	double command_timeout_s; /* a command from the network's limits */
 	long command_memory_mb;
 	unsigned command_procs;
@@ -170,6 +175,7 @@ static long long register_worker(const struct wopts *o)
 	snprintf(c.name, sizeof(c.name), "%s", o->name);
 	find_recipes(o, &c);
 	c.run = o->allow_commands;
+	c.network = o->allow_network;
 	c.deb = util_in_path("dpkg-deb");
 	c.rpm = util_in_path("rpmbuild");
 	c.cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
@@ -277,7 +283,10 @@ static void child(const struct wopts *o, const struct job_assignment *a,
 				   .command_timeout_s = o->command_timeout_s,
 				   .command_memory_mb = o->command_memory_mb,
 				   .command_procs = o->command_procs,
-				   .command_output_mb = o->command_output_mb };
+				   .command_output_mb = o->command_output_mb,
+				   .command_uid = o->command_uid,
+				   .command_gid = o->command_gid,
+				   .command_network = o->allow_network };
 	struct session_step st;
 	struct buf text;
 	char *json = NULL, *path = util_fmt("%s/result.json", step_dir);
@@ -424,6 +433,38 @@ static int number(const struct option *opts, int opt, const char *arg,
 	return 0;
 }
 
+/*
+ * The uid and gid of --command-user (a name, or a number): never root,
+ * whose files the command must not own.  0, or 2 having said why.
+ */
+static int user_ids(const char *name, unsigned *uid, unsigned *gid)
+{
+	struct passwd *pw = getpwnam(name);
+	char *end;
+	unsigned long v;
+
+	if (pw) {
+		*uid = pw->pw_uid;
+		*gid = pw->pw_gid;
+	} else {
+		errno = 0;
+		v = strtoul(name, &end, 10);
+		if (!*name || *end || errno || v > 0x7fffffff) {
+			say("--command-user: no user '%s'", name);
+			return 2;
+		}
+		pw = getpwuid((uid_t)v);
+		*uid = (unsigned)v;
+		*gid = pw ? pw->pw_gid : (unsigned)v;
+	}
+	if (*uid == 0 || *gid == 0) {
+		say("--command-user: commands from the network never run as "
+		    "root");
+		return 2;
+	}
+	return 0;
+}
+
 /* The usage: on stdout and 0 when asked for, else on stderr and 2. */
 static int usage(int asked)
 {
@@ -431,9 +472,11 @@ static int usage(int asked)
 		"usage: bisect-worker --server URL --token-file FILE [--name "
 		"NAME]\n"
 		"                     [--recipes a,b,...] [--allow-commands "
-		"[--command-timeout S]\n"
-		"                     [--command-memory-mb MB] "
-		"[--command-procs N] [--command-output-mb MB]]\n"
+		"[--command-user USER]\n"
+		"                     [--allow-network] [--command-timeout S] "
+		"[--command-memory-mb MB]\n"
+		"                     [--command-procs N] "
+		"[--command-output-mb MB]]\n"
 		"                     [--slot S] [--once]\n"
 		"                     [--libvirt URI] [--sign-key KEY "
 		"--sign-cert "
@@ -450,6 +493,8 @@ int main(int argc, char **argv)
 		{ "name", required_argument, NULL, 'n' },
 		{ "recipes", required_argument, NULL, 'r' },
 		{ "allow-commands", no_argument, NULL, 'a' },
+		{ "allow-network", no_argument, NULL, 'N' },
+		{ "command-user", required_argument, NULL, 'u' },
 		{ "command-timeout", required_argument, NULL, 'c' },
 		{ "command-memory-mb", required_argument, NULL, 'm' },
 		{ "command-procs", required_argument, NULL, 'P' },
@@ -471,6 +516,7 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	struct buf out;
 	char host[64] = "worker", *poll_path = NULL, token[256], *env;
+	const char *command_user = "nobody", *token_file = NULL;
 	long long id;
 	double backoff = 1;
 	int opt;
@@ -493,6 +539,7 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			o.token = token;
+			token_file = optarg;
 			break;
 		case 'n':
 			snprintf(o.name, sizeof(o.name), "%s", optarg);
@@ -502,6 +549,12 @@ int main(int argc, char **argv)
 			break;
 		case 'a':
 			o.allow_commands = 1;
+			break;
+		case 'N':
+			o.allow_network = 1;
+			break;
+		case 'u':
+			command_user = optarg;
 			break;
 		case 'c':
 			if (number(opts, opt, optarg, 1, 86400, &v))
@@ -557,6 +610,24 @@ int main(int argc, char **argv)
 	}
 	if (!o.server || !o.token || !*o.token || optind < argc)
 		return usage(0);
+	if (o.allow_network && !o.allow_commands) {
+		say("--allow-network is for commands (--allow-commands)");
+		return 2;
+	}
+	if (geteuid() == 0 &&
+	    user_ids(command_user, &o.command_uid, &o.command_gid))
+		return 2;
+	if (geteuid() != 0 && o.allow_commands)
+		say("not root: commands run as nobody in a user namespace, "
+		    "which is this user outside it and can read its files");
+	if (token_file) {
+		/* a build's sandbox could read it (its nobody is root) */
+		char *real = realpath(token_file, NULL);
+
+		if (real)
+			sandbox_hide_file(real);
+		free(real);
+	}
 	if (!o.sign_key != !o.sign_cert) {
 		say("signing needs both --sign-key and --sign-cert");
 		return 2;

@@ -15,9 +15,10 @@
 #include "util.h"
 #include "worker.h"
 
-/* Directories the sandbox hides (a signing key's), beyond the homes. */
-static char hidden[4][4096];
-static size_t nhidden;
+/* Directories the sandbox hides (a signing key's), beyond the homes,
+ * and files (the worker's token file) */
+static char hidden[4][4096], hidden_files[2][4096];
+static size_t nhidden, nhidden_files;
 
 void sandbox_hide(const char *dir)
 {
@@ -25,15 +26,53 @@ void sandbox_hide(const char *dir)
 		snprintf(hidden[nhidden++], sizeof(hidden[0]), "%s", dir);
 }
 
-static size_t sandbox_words(const char **argv, const char *work_dir,
-			    int with_ccache, const char *ro_dir,
-			    const char *const *env)
+void sandbox_hide_file(const char *path)
 {
-	static char ccache[4096];
-	const char *cd = with_ccache ? getenv("CCACHE_DIR") : NULL;
+	if (nhidden_files < sizeof(hidden_files) / sizeof(hidden_files[0]))
+		snprintf(hidden_files[nhidden_files++], sizeof(hidden_files[0]),
+			 "%s", path);
+}
+
+/* What differs between a build's sandbox and a command's. */
+struct words {
+	const char *work_dir;
+	int with_ccache;
+	const char *ro_dir;	/* also readable (a command's git objects) */
+	const char *const *env; /* NULL: the build's environment, kept */
+	const struct sandbox_user *user; /* NULL: a build's */
+};
+
+/*
+ * Directories that lead to path, made traversable (0755) where they are
+ * made anew (below a tmpfs such as /tmp; bwrap would make them 0700,
+ * which only root may cross).  Up to 12 per path, two paths.
+ */
+static size_t ancestors(const char **argv, const char *path, int which)
+{
+	static char dirs[2][12][4096];
+	const char *p = path;
+	size_t n = 0, k = 0;
+
+	while (k < 12 && (p = strchr(p + 1, '/'))) {
+		snprintf(dirs[which][k], sizeof(dirs[0][0]), "%.*s",
+			 (int)(p - path), path);
+		argv[n++] = "--perms";
+		argv[n++] = "0755";
+		argv[n++] = "--dir";
+		argv[n++] = dirs[which][k++];
+	}
+	return n;
+}
+
+static size_t sandbox_words(const char **argv, const struct words *w)
+{
+	static char ccache[4096], ids[2][32];
+	const char *cd = w->with_ccache ? getenv("CCACHE_DIR") : NULL;
+	/* a real user, or nobody in a user namespace (root outside it) */
+	int real = w->user && w->user->uid;
 	size_t n = 0, i;
 
-	if (!cd && with_ccache) {
+	if (!cd && w->with_ccache) {
 		char *cache = util_cache_dir();
 
 		if (cache)
@@ -42,10 +81,24 @@ static size_t sandbox_words(const char **argv, const char *work_dir,
 		cd = cache ? ccache : NULL;
 	}
 	argv[n++] = "bwrap";
-	argv[n++] = "--unshare-all";
+	if (real) {
+		/* no user namespace: the command's user is a real one, so
+		 * that files of root's stay root's (in a user namespace
+		 * root's files would be the sandbox user's own) */
+		argv[n++] = "--unshare-ipc";
+		argv[n++] = "--unshare-pid";
+		argv[n++] = "--unshare-uts";
+		argv[n++] = "--unshare-cgroup-try";
+		if (!w->user->network)
+			argv[n++] = "--unshare-net";
+	} else {
+		argv[n++] = "--unshare-all";
+		if (w->user && w->user->network)
+			argv[n++] = "--share-net";
+	}
 	argv[n++] = "--die-with-parent";
 	argv[n++] = "--new-session";
-	if (env) {
+	if (w->env) {
 		argv[n++] = "--clearenv";
 		argv[n++] = "--setenv";
 		argv[n++] = "PATH";
@@ -56,24 +109,38 @@ static size_t sandbox_words(const char **argv, const char *work_dir,
 		argv[n++] = "--setenv";
 		argv[n++] = "LANG";
 		argv[n++] = "C.UTF-8";
-		for (i = 0; env[i] && i < 2; i++) {
+		for (i = 0; w->env[i] && i < 2; i++) {
 			static char names[2][64];
-			const char *eq = strchr(env[i], '=');
-			size_t len = eq ? (size_t)(eq - env[i]) : 0;
+			const char *eq = strchr(w->env[i], '=');
+			size_t len = eq ? (size_t)(eq - w->env[i]) : 0;
 
 			if (!eq || len >= sizeof(names[0]))
 				continue;
-			memcpy(names[i], env[i], len);
+			memcpy(names[i], w->env[i], len);
 			names[i][len] = '\0';
 			argv[n++] = "--setenv";
 			argv[n++] = names[i];
 			argv[n++] = eq + 1;
 		}
 	}
-	argv[n++] = "--uid";
-	argv[n++] = "65534";
-	argv[n++] = "--gid";
-	argv[n++] = "65534";
+	if (real) {
+		/* git in the checkout, which belongs to the worker: the
+		 * command's git must not refuse it as "dubious ownership" */
+		argv[n++] = "--setenv";
+		argv[n++] = "GIT_CONFIG_COUNT";
+		argv[n++] = "1";
+		argv[n++] = "--setenv";
+		argv[n++] = "GIT_CONFIG_KEY_0";
+		argv[n++] = "safe.directory";
+		argv[n++] = "--setenv";
+		argv[n++] = "GIT_CONFIG_VALUE_0";
+		argv[n++] = "*";
+	} else {
+		argv[n++] = "--uid";
+		argv[n++] = "65534";
+		argv[n++] = "--gid";
+		argv[n++] = "65534";
+	}
 	argv[n++] = "--ro-bind";
 	argv[n++] = "/";
 	argv[n++] = "/";
@@ -81,8 +148,12 @@ static size_t sandbox_words(const char **argv, const char *work_dir,
 	argv[n++] = "/dev";
 	argv[n++] = "--proc";
 	argv[n++] = "/proc";
+	argv[n++] = "--perms";
+	argv[n++] = "01777";
 	argv[n++] = "--tmpfs";
 	argv[n++] = "/tmp";
+	argv[n++] = "--perms";
+	argv[n++] = "01777";
 	argv[n++] = "--tmpfs";
 	argv[n++] = "/var/tmp";
 	/* nothing private to read: homes, and keys (before the binds, which
@@ -95,32 +166,62 @@ static size_t sandbox_words(const char **argv, const char *work_dir,
 		argv[n++] = "--tmpfs";
 		argv[n++] = hidden[i];
 	}
-	if (ro_dir) {
+	if (real && w->ro_dir)
+		n += ancestors(argv + n, w->ro_dir, 0);
+	if (real)
+		n += ancestors(argv + n, w->work_dir, 1);
+	if (w->ro_dir) {
 		argv[n++] = "--ro-bind";
-		argv[n++] = ro_dir;
-		argv[n++] = ro_dir;
+		argv[n++] = w->ro_dir;
+		argv[n++] = w->ro_dir;
 	}
 	argv[n++] = "--bind";
-	argv[n++] = work_dir;
-	argv[n++] = work_dir;
+	argv[n++] = w->work_dir;
+	argv[n++] = w->work_dir;
 	if (cd && util_mkdir_p(cd) == 0) {
 		argv[n++] = "--bind";
 		argv[n++] = cd;
 		argv[n++] = cd;
 	}
+	/* (after the binds, which may hold them) */
+	for (i = 0; i < nhidden_files; i++) {
+		argv[n++] = "--ro-bind";
+		argv[n++] = "/dev/null";
+		argv[n++] = hidden_files[i];
+	}
 	argv[n++] = "--";
+	if (real) {
+		/* the user, every capability and privilege gone */
+		snprintf(ids[0], sizeof(ids[0]), "--reuid=%u", w->user->uid);
+		snprintf(ids[1], sizeof(ids[1]), "--regid=%u", w->user->gid);
+		argv[n++] = "setpriv";
+		argv[n++] = ids[0];
+		argv[n++] = ids[1];
+		argv[n++] = "--clear-groups";
+		argv[n++] = "--no-new-privs";
+		argv[n++] = "--inh-caps=-all";
+		argv[n++] = "--bounding-set=-all";
+		argv[n++] = "--";
+	}
 	return n;
 }
 
 size_t sandbox_argv(const char **argv, const char *work_dir)
 {
-	return sandbox_words(argv, work_dir, 1, NULL, NULL);
+	const struct words w = { .work_dir = work_dir, .with_ccache = 1 };
+
+	return sandbox_words(argv, &w);
 }
 
 size_t sandbox_command_argv(const char **argv, const char *work_dir,
-			    const char *repo_dir, const char *const *env)
+			    const char *repo_dir, const char *const *env,
+			    const struct sandbox_user *user)
 {
 	static const char *const none[] = { NULL };
+	const struct words w = { .work_dir = work_dir,
+				 .ro_dir = repo_dir,
+				 .env = env ? env : none,
+				 .user = user };
 
-	return sandbox_words(argv, work_dir, 0, repo_dir, env ? env : none);
+	return sandbox_words(argv, &w);
 }

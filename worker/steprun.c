@@ -61,35 +61,48 @@ int steprun_lock_dir(const char *dir)
 
 /*
  * The words that run command: sh -c command, or for a command from the
- * network (env->sandbox_commands) the same under prlimit (its memory)
- * and in the sandbox, as nobody, without network, with BISECT_COMMIT as
- * all of its environment from here.  NULL when out of memory.
+ * network (env->sandbox_commands) the same under prlimit (its memory,
+ * and its processes where no pids cgroup counts them) and in the
+ * sandbox, as the command user, without network unless it asked for it
+ * and this worker gives it, with BISECT_COMMIT as all of its
+ * environment from here.  NULL when out of memory.
  */
 static const char **command_argv(const char *command, const char *worktree,
 				 const char *gitdir, const char *env_commit,
-				 const struct steprun_env *env, char **as)
+				 const struct steprun_env *env, int network,
+				 char **limits)
 {
 	const char **argv = calloc(SANDBOX_WORDS + 8, sizeof(*argv));
 	const char *const senv[] = { env_commit, NULL };
 	size_t n = 0;
 
-	*as = NULL;
+	limits[0] = limits[1] = NULL;
 	if (!argv)
 		return NULL;
 	if (env && env->sandbox_commands) {
-		*as = util_fmt("--as=%lld",
-			       (long long)(env->command_memory_mb > 0
-						   ? env->command_memory_mb
-						   : 4096)
-				       << 20);
-		if (!*as) {
+		struct sandbox_user user = { env->command_uid, env->command_gid,
+					     network };
+
+		limits[0] =
+			util_fmt("--as=%lld",
+				 (long long)(env->command_memory_mb > 0
+						     ? env->command_memory_mb
+						     : 4096)
+					 << 20);
+		if (env->command_procs && !proc_pids_root())
+			limits[1] = util_fmt("--nproc=%u", env->command_procs);
+		if (!limits[0] ||
+		    (env->command_procs && !proc_pids_root() && !limits[1])) {
 			free(argv);
 			return NULL;
 		}
 		argv[n++] = "prlimit";
-		argv[n++] = *as;
+		argv[n++] = limits[0];
+		if (limits[1])
+			argv[n++] = limits[1];
 		argv[n++] = "--";
-		n += sandbox_command_argv(argv + n, worktree, gitdir, senv);
+		n += sandbox_command_argv(argv + n, worktree, gitdir, senv,
+					  &user);
 	}
 	argv[n++] = "sh";
 	argv[n++] = "-c";
@@ -100,16 +113,21 @@ static const char **command_argv(const char *command, const char *worktree,
 
 int steprun_command(struct session_step *st, struct gu_repo *repo,
 		    const char *worktree, const struct gu_oid *commit,
-		    const char *command, const char *log,
+		    const char *command, int network, const char *log,
 		    const struct steprun_env *senv)
 {
-	char hex[GU_HEXSZ + 1], *env_commit, *as = NULL;
+	char hex[GU_HEXSZ + 1], *env_commit, *limits[2];
+	int sandboxed = senv && senv->sandbox_commands;
+	int lend = sandboxed && senv->command_uid; /* the checkout */
 	const char **argv;
 	struct proc_result pr;
 	int rc;
 
 	gu_oid_hex(hex, commit);
-	rc = gu_checkout(repo, worktree, commit);
+	/* (a worker killed while a command ran left the tree lent out) */
+	rc = lend ? util_chown_tree(worktree, geteuid(), getegid()) : 0;
+	if (!rc)
+		rc = gu_checkout(repo, worktree, commit);
 	if (rc)
 		return rc;
 	env_commit = util_fmt("BISECT_COMMIT=%s", hex);
@@ -119,14 +137,18 @@ int steprun_command(struct session_step *st, struct gu_repo *repo,
 		return err_set(ERR_NOMEM, "out of memory");
 	}
 	argv = command_argv(command, worktree, gu_gitdir(repo), env_commit,
-			    senv, &as);
+			    senv, network, limits);
 	if (!argv) {
 		free(env_commit);
 		return err_set(ERR_NOMEM, "out of memory");
 	}
-	{
+	/* the checkout is the command user's while it runs (not its .git),
+	 * then the worker's again */
+	if (lend)
+		rc = util_chown_tree(worktree, senv->command_uid,
+				     senv->command_gid);
+	if (!rc) {
 		const char *env[] = { env_commit, NULL };
-		int sandboxed = senv && senv->sandbox_commands;
 		struct proc_opts o = {
 			.cwd = worktree,
 			.env = env,
@@ -138,9 +160,15 @@ int steprun_command(struct session_step *st, struct gu_repo *repo,
 
 		rc = proc_run(&pr, argv, &o);
 	}
+	if (lend) {
+		int back = util_chown_tree(worktree, geteuid(), getegid());
+
+		rc = rc ? rc : back;
+	}
 	free(env_commit);
 	free(argv);
-	free(as);
+	free(limits[0]);
+	free(limits[1]);
 	if (rc)
 		return rc;
 	if (pr.exec_failed)
@@ -383,6 +411,13 @@ static int run_assignment(struct session_step *st,
 				     "run in its sandbox");
 			goto out;
 		}
+		if (sp->network && env->sandbox_commands &&
+		    !env->command_network) {
+			rc = err_set(ERR_INFRA,
+				     "this worker gives commands no network "
+				     "(bisect-worker --allow-network)");
+			goto out;
+		}
 
 		work = util_fmt("%s/worktrees/%s-run%s", env->cache_dir, key,
 				env->slot);
@@ -393,7 +428,7 @@ static int run_assignment(struct session_step *st,
 			rc = lock;
 		if (!rc)
 			rc = steprun_command(st, repo, work, oid, sp->command,
-					     path, env);
+					     sp->network, path, env);
 		goto out;
 	}
 	{

@@ -71,18 +71,33 @@ int pipeline_make(const struct step_spec *s, const char *targets,
  * for a build that may write only in work_dir and ccache's directory:
  * put them before the command.  At most SANDBOX_WORDS.  Not reentrant.
  */
-#define SANDBOX_WORDS 64
+#define SANDBOX_WORDS 208
 size_t sandbox_argv(const char **argv, const char *work_dir);
+/* Who a command from the network runs as (uid 0: a worker that is not
+ * root, whose sandbox user is nobody in a user namespace, its own uid
+ * outside), and whether it has the network (the host's; else a loopback
+ * of its own). */
+struct sandbox_user {
+	unsigned uid, gid;
+	int network;
+};
 /*
  * The same for a command from the network: no ccache to write to, and an
  * environment of its own (PATH, HOME=/tmp, LANG=C.UTF-8 and each
  * "NAME=value" of env), nothing of the worker's; repo_dir (the git
- * directory whose objects the work tree borrows) readable.
+ * directory whose objects the work tree borrows) readable.  It runs as
+ * user's real uid and gid (setpriv), without capabilities, groups or a
+ * user namespace: the worker's files are not its own.
  */
 size_t sandbox_command_argv(const char **argv, const char *work_dir,
-			    const char *repo_dir, const char *const *env);
+			    const char *repo_dir, const char *const *env,
+			    const struct sandbox_user *user);
 /* Hide dir (a signing key's) from every later sandbox; up to 4. */
 void sandbox_hide(const char *dir);
+/* Hide file (the worker's token file) in every later sandbox (a device
+ * node that it may not open is bound over it); up to 2.  A build's user, nobody in a user namespace, is root outside
+ * it, and could read it. */
+void sandbox_hide_file(const char *path);
 
 /* Packages of a tree that a step built (package.c). */
 struct package_spec {
@@ -330,7 +345,7 @@ const char *buildjob_outcome(const struct buildjob_result *r);
 struct steprun_env;
 int steprun_command(struct session_step *st, struct gu_repo *repo,
 		    const char *worktree, const struct gu_oid *commit,
-		    const char *command, const char *log,
+		    const char *command, int network, const char *log,
 		    const struct steprun_env *env);
 
 /* Kernel mode: the step pipeline, its result moved into st. */
@@ -363,6 +378,9 @@ struct steprun_env {
 	long command_memory_mb;
 	unsigned command_procs;		 /* processes at once */
 	unsigned long command_output_mb; /* the largest file it writes */
+	/* whom it runs as; 0: nobody in a user namespace (not root) */
+	unsigned command_uid, command_gid;
+	int command_network; /* it may have the network when it asks */
 };
 
 /*

@@ -14,6 +14,9 @@ if ! command -v bwrap > /dev/null; then
 fi
 repo=$SCRATCH/repo
 eval "$("$TOP/tests/fixtures/mkrepo.sh" "$repo" 5 40)"
+# a file of the worker's own (root's, mode 600) where a command can see it
+printf 'worker-secret\n' > "$repo/.git/root-only"
+chmod 600 "$repo/.git/root-only"
 make_tokens
 start_bisectd
 SANDBOX_SECRET=in-the-worker-only BISECTD_WORKER_TOKEN=$WTOKEN \
@@ -42,6 +45,9 @@ check "it cannot write outside its checkout" \
 	 [ ! -e /etc/bisectd-pwned ]'
 run_cmd 'touch built && [ "$(git rev-parse HEAD)" = "$BISECT_COMMIT" ]'
 check "it writes in its checkout and reads the repository with git" \
+	jq_true "$SCRATCH/job" '.result == "good"'
+run_cmd "! cat '$repo/.git/root-only' /etc/shadow 2> /dev/null"
+check "it cannot read the worker's files (root's, mode 600) that it sees" \
 	jq_true "$SCRATCH/job" '.result == "good"'
 run_cmd "! python3 -c 'bytearray(512 << 20)' 2> /dev/null"
 check "512 MB is more than its 256 MB of memory" \
@@ -89,8 +95,37 @@ chmod 600 "$SCRATCH/wtoken"
 kill "$WPID"
 setsid "$WORKER" --server "$URL" --token-file "$SCRATCH/wtoken" --name w2 \
 	--allow-commands --slot -w2 > "$SCRATCH/w2.log" 2>&1 &
-PIDS="$PIDS $!"
+W2PID=$!
+PIDS="$PIDS $W2PID"
 run_cmd 'true'
 check "a worker with --token-file FILE (mode 600) takes steps" \
+	jq_true "$SCRATCH/job" '.result == "good"'
+
+# The network is the job's to ask for and the worker's to give.
+expect_exit 2 "--allow-network without --allow-commands is refused" \
+	"$WORKER" --server "$URL" --token-file "$SCRATCH/wtoken" --allow-network
+one_line_error "allow-commands"
+expect_exit 2 "and commands never run as root" \
+	"$WORKER" --server "$URL" --token-file "$SCRATCH/wtoken" \
+	--allow-commands --command-user root
+one_line_error "never run as root"
+# w2 gives no network: a job that asks for it can only go to w3 (were it
+# given to w2, w2 would fail the step)
+start_worker w3 --allow-network --command-user daemon
+net_cmd() {
+	id=$(submit "$(jq -nc --arg r "$repo" --arg c "$BAD" --arg x "$1" \
+		'{type: "test", repo: $r, commit: $c, command: $x,
+		  network: true}')")
+	wait_job "$id" 60
+}
+net_cmd "curl -s -m 3 -o /dev/null $URL/api/v1/health"
+check "a job that asks for the network has it on a worker that gives it" \
+	jq_true "$SCRATCH/job" '.result == "good"'
+net_cmd '[ "$(id -un)" = daemon ]'
+check "as that worker's --command-user" \
+	jq_true "$SCRATCH/job" '.result == "good"'
+kill "$W2PID"
+run_cmd "! curl -s -m 3 -o /dev/null $URL/api/v1/health"
+check "a job that does not ask has none there either" \
 	jq_true "$SCRATCH/job" '.result == "good"'
 done_testing

@@ -1,0 +1,109 @@
+/*
+ * Unit tests of the job model: which worker may take which job (a
+ * command that asks for the network goes only to a worker that gives
+ * it), and the spec's refusals.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "error.h"
+#include "job.h"
+
+static void spec(struct job_spec *j, const char *json)
+{
+	if (job_spec_parse(j, json, strlen(json)))
+		fail_msg("'%s' refused: %s", json, err_last());
+}
+
+static void caps(struct job_caps *c, const char *json)
+{
+	if (job_caps_parse(c, json, strlen(json)))
+		fail_msg("'%s' refused: %s", json, err_last());
+}
+
+static void test_job__network_goes_to_workers_that_give_it(void **state)
+{
+	struct job_spec plain, net;
+	struct job_caps none, run, give, recipes;
+
+	(void)state;
+	spec(&plain, "{\"type\":\"test\",\"repo\":\"/r\",\"commit\":\"c\","
+		     "\"command\":\"true\"}");
+	spec(&net, "{\"type\":\"test\",\"repo\":\"/r\",\"commit\":\"c\","
+		   "\"command\":\"curl x\",\"network\":true}");
+	caps(&none, "{\"name\":\"a\"}");
+	caps(&run, "{\"name\":\"b\",\"run\":true}");
+	caps(&give, "{\"name\":\"c\",\"run\":true,\"network\":true}");
+	/* network without commands gives nothing */
+	caps(&recipes, "{\"name\":\"d\",\"network\":true}");
+	assert_int_equal(net.network, 1);
+	assert_int_equal(plain.network, 0);
+	assert_false(job_caps_accept(&none, &plain));
+	assert_true(job_caps_accept(&run, &plain));
+	assert_true(job_caps_accept(&give, &plain));
+	assert_false(job_caps_accept(&run, &net));
+	assert_true(job_caps_accept(&give, &net));
+	assert_false(job_caps_accept(&recipes, &net));
+	assert_int_equal(recipes.network, 0);
+	job_spec_release(&plain);
+	job_spec_release(&net);
+	job_caps_release(&none);
+	job_caps_release(&run);
+	job_caps_release(&give);
+	job_caps_release(&recipes);
+}
+
+static void test_job__network_round_trips(void **state)
+{
+	struct job_spec j, back;
+	struct job_caps c, cback;
+	char *s;
+
+	(void)state;
+	spec(&j, "{\"type\":\"bisect\",\"repo\":\"/r\",\"bad\":\"b\","
+		 "\"good\":[\"g\"],\"command\":\"x\",\"network\":true}");
+	s = job_spec_dump(&j);
+	assert_non_null(strstr(s, "\"network\":true"));
+	spec(&back, s);
+	assert_int_equal(back.network, 1);
+	free(s);
+	caps(&c, "{\"name\":\"c\",\"run\":true,\"network\":true}");
+	s = job_caps_dump(&c);
+	caps(&cback, s);
+	assert_int_equal(cback.network, 1);
+	free(s);
+	job_spec_release(&j);
+	job_spec_release(&back);
+	job_caps_release(&c);
+	job_caps_release(&cback);
+}
+
+static void test_job__network_is_for_commands(void **state)
+{
+	static const char body[] = "{\"type\":\"test\",\"repo\":\"/r\","
+				   "\"commit\":\"c\",\"recipe\":\"tiny\","
+				   "\"network\":true}";
+	struct job_spec j;
+
+	(void)state;
+	assert_int_equal(job_spec_parse(&j, body, strlen(body)), ERR_INPUT);
+	assert_non_null(strstr(err_last(), "'network'"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(
+			test_job__network_goes_to_workers_that_give_it),
+		cmocka_unit_test(test_job__network_round_trips),
+		cmocka_unit_test(test_job__network_is_for_commands),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
