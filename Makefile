@@ -12,17 +12,35 @@ DATADIR = $(PREFIX)/share/bisectd
 UNITDIR = $(PREFIX)/lib/systemd/system
 
 CC ?= cc
-PKGS = libgit2 libarchive jansson libmicrohttpd sqlite3 libcurl libcrypto \
-	libvirt
+# Each program links only the libraries it runs.
+PKGS_BISECTD = libgit2 jansson libmicrohttpd sqlite3 libcurl libcrypto
+PKGS_WORKER = libgit2 libarchive jansson libcurl libcrypto libvirt
+PKGS_CLI = libgit2 libarchive jansson sqlite3 libcurl libcrypto libvirt
+PKGS = $(sort $(PKGS_BISECTD) $(PKGS_WORKER) $(PKGS_CLI))
 WARN = -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wvla -Wwrite-strings -fno-common
 ifeq ($(CI),true)
 WARN += -Werror
 endif
 CFLAGS ?= -O2 -g
-ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -Ilib -Iworker -Ibisectd -MMD -MP \
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP \
 	$(shell pkg-config --cflags $(PKGS))
-LIBS = $(shell pkg-config --libs $(PKGS))
+libs = $(shell pkg-config --libs $(1)) -lm -lpthread
+
+# What each folder may include: lib/ is the core; the worker and the
+# coordinator use it and never each other; the command-line tool uses
+# all three (its local mode runs the scheduler, the store and the
+# worker's pipeline in one process).  tests/lint-includes.sh checks
+# the same.
+INC_lib = -Ilib
+INC_worker = -Ilib -Iworker
+INC_bisectd = -Ilib -Ibisectd
+INC_cli = -Ilib -Iworker -Ibisectd -Icli
+INC_tests = -Ilib -Iworker -Ibisectd -Icli -Itests/sim
+
+# Everything that make writes goes under build/: the programs in
+# build/bin, the rest in build/FOLDER beside their sources' names.
+B = build
 
 # Debian packages: to build, and to build and boot kernels
 DEBS_BUILD = build-essential pkg-config libgit2-dev libarchive-dev \
@@ -35,70 +53,76 @@ DEBS_RUN = git jq curl iproute2 rsync chromium libvirt-daemon-system bubblewrap 
 	libelf-dev libssl-dev cpio kmod xz-utils linux-source-6.1 \
 	linux-config-6.1
 
-LIB_SRC = $(wildcard lib/*.c)
-WORKER_SRC = $(filter-out worker/bisect-worker.c,$(wildcard worker/*.c))
-COORD_SRC = $(filter-out bisectd/bisectctl.c bisectd/bisectd.c,$(wildcard bisectd/*.c))
-LIB_OBJ = $(LIB_SRC:.c=.o)
-WORKER_OBJ = $(WORKER_SRC:.c=.o)
-COORD_OBJ = $(COORD_SRC:.c=.o)
-# everything but the programs' mains, in link order
-LIBS_OWN = bisectd/libcoord.a worker/libworker.a lib/libbisect.a
+MAINS = worker/bisect-worker.c bisectd/bisectd.c cli/bisectctl.c
+obj = $(patsubst %.c,$(B)/%.o,$(1))
+LIB_OBJ = $(call obj,$(wildcard lib/*.c))
+WORKER_OBJ = $(call obj,$(filter-out $(MAINS),$(wildcard worker/*.c)))
+COORD_OBJ = $(call obj,$(filter-out $(MAINS),$(wildcard bisectd/*.c)))
+CLI_OBJ = $(call obj,$(filter-out $(MAINS),$(wildcard cli/*.c)))
+LIBBISECT = $(B)/lib/libbisect.a
+LIBWORKER = $(B)/worker/libworker.a
+LIBCOORD = $(B)/bisectd/libcoord.a
+LIBCLI = $(B)/cli/libcli.a
+# every archive, in link order (the unit tests')
+LIBS_OWN = $(LIBCLI) $(LIBCOORD) $(LIBWORKER) $(LIBBISECT)
 
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
-UNIT_BIN = $(UNIT_SRC:.c=)
-FIXTURE_BIN = tests/fixtures/kernel-history tests/fixtures/hook-sink \
-	tests/fixtures/loadgen tests/sim/bisect-sim
+UNIT_BIN = $(patsubst %.c,$(B)/%,$(UNIT_SRC))
+FIXTURE_BIN = $(B)/tests/fixtures/kernel-history $(B)/tests/fixtures/hook-sink \
+	$(B)/tests/fixtures/loadgen $(B)/tests/sim/bisect-sim
 
-PROGRAMS = bisectd/bisectctl bisectd/bisectd worker/bisect-worker
+PROGRAMS = $(B)/bin/bisectctl $(B)/bin/bisectd $(B)/bin/bisect-worker
 
 all: $(PROGRAMS) $(FIXTURE_BIN)
 
-lib/libbisect.a: $(LIB_OBJ)
+$(LIBBISECT): $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
-worker/libworker.a: $(WORKER_OBJ)
+$(LIBWORKER): $(WORKER_OBJ)
 	$(AR) rcs $@ $^
 
-bisectd/libcoord.a: $(COORD_OBJ)
+$(LIBCOORD): $(COORD_OBJ)
 	$(AR) rcs $@ $^
 
-%.o: %.c
-	$(CC) $(ALL_CFLAGS) -DDATADIR='"$(DATADIR)"' -c -o $@ $<
+$(LIBCLI): $(CLI_OBJ)
+	$(AR) rcs $@ $^
+
+folder = $(firstword $(subst /, ,$(1)))
+$(B)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(INC_$(call folder,$<)) -DDATADIR='"$(DATADIR)"' \
+		-c -o $@ $<
 
 # the mains have DATADIR compiled in: rebuild them when PREFIX changes
-bisectd/bisectctl.o bisectd/bisectd.o worker/bisect-worker.o: .datadir
-.datadir: FORCE
+$(call obj,$(MAINS)) $(B)/lib/recipe.o: $(B)/.datadir
+$(B)/.datadir: FORCE
+	@mkdir -p $(B)
 	@echo '$(DATADIR)' | cmp -s - $@ || echo '$(DATADIR)' > $@
 
-bisectd/bisectctl: bisectd/bisectctl.o $(LIBS_OWN)
-	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) -lm -lpthread
+$(B)/bin/bisectctl: $(B)/cli/bisectctl.o $(LIBCLI) $(LIBCOORD) $(LIBWORKER) \
+		$(LIBBISECT)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(call libs,$(PKGS_CLI))
 
-bisectd/bisectd: bisectd/bisectd.o $(LIBS_OWN)
-	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) -lm -lpthread
+$(B)/bin/bisectd: $(B)/bisectd/bisectd.o $(LIBCOORD) $(LIBBISECT)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(call libs,$(PKGS_BISECTD))
 
-worker/bisect-worker: worker/bisect-worker.o $(LIBS_OWN)
-	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) -lm -lpthread
+$(B)/bin/bisect-worker: $(B)/worker/bisect-worker.o $(LIBWORKER) $(LIBBISECT)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(call libs,$(PKGS_WORKER))
 
-tests/fixtures/kernel-history: tests/fixtures/kernel-history.o lib/libbisect.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+$(B)/tests/fixtures/%: $(B)/tests/fixtures/%.o $(LIBBISECT)
+	$(CC) $(CFLAGS) -o $@ $^ $(call libs,$(PKGS))
 
-tests/fixtures/hook-sink: tests/fixtures/hook-sink.o lib/libbisect.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+$(B)/tests/sim/bisect-sim: $(B)/tests/sim/bisect-sim.o $(B)/tests/sim/simbisect.o \
+		$(LIBBISECT)
+	$(CC) $(CFLAGS) -o $@ $^ $(call libs,$(PKGS))
 
-tests/fixtures/loadgen: tests/fixtures/loadgen.o lib/libbisect.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) -lpthread
+$(B)/tests/unit/test_engine: $(B)/tests/sim/simbisect.o
 
-tests/sim/bisect-sim: tests/sim/bisect-sim.o tests/sim/simbisect.o lib/libbisect.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) -lm
-
-tests/sim/%.o: tests/sim/%.c
-	$(CC) $(ALL_CFLAGS) -Itests/sim -c -o $@ $<
-
-tests/unit/test_engine: tests/sim/simbisect.o
-tests/unit/test_engine.o: ALL_CFLAGS += -Itests/sim
-
-tests/unit/test_%: tests/unit/test_%.o $(LIBS_OWN)
-	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) -lcmocka -lm -lpthread
+$(B)/tests/unit/test_%: $(B)/tests/unit/test_%.o $(LIBS_OWN)
+	$(CC) $(CFLAGS) -o $@ $^ $(call libs,$(PKGS)) -lcmocka
 
 # Install the Debian packages that are missing (root only; a no-op when
 # everything is there).
@@ -116,9 +140,11 @@ deps:
 check: deps
 	$(MAKE) format-check
 	tests/lint.sh
+	tests/lint-includes.sh
 	$(MAKE) check-asan
 	$(MAKE) fuzz
 	$(MAKE) all $(UNIT_BIN)
+	tests/lint-cycles.sh
 	tests/run-unit.sh $(UNIT_BIN)
 	tests/run-t.sh
 	tests/run-e2e.sh
@@ -131,19 +157,21 @@ check-inverted: all
 # libFuzzer on the request parsers, for a bounded time (FUZZ_SECONDS),
 # from the seed corpus; findings would be written to tests/fuzz/.
 FUZZ_SECONDS ?= 60
-FUZZ_SRC = tests/fuzz/fuzz_request.c lib/job.c lib/buf.c lib/error.c lib/verdict.c \
-	lib/policy.c lib/recipe.c lib/classify.c lib/util.c
-tests/fuzz/fuzz_request: $(FUZZ_SRC)
+FUZZ_SRC = tests/fuzz/fuzz_request.c lib/job.c lib/step.c lib/buf.c lib/error.c \
+	lib/verdict.c lib/policy.c lib/recipe.c lib/classify.c lib/util.c
+$(B)/tests/fuzz/fuzz_request: $(FUZZ_SRC)
+	@mkdir -p $(@D)
 	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined -Ilib \
 		$(shell pkg-config --cflags jansson) -o $@ $(FUZZ_SRC) \
 		$(shell pkg-config --libs jansson)
 
-fuzz: tests/fuzz/fuzz_request
-	mkdir -p tests/fuzz/work
-	cp tests/fuzz/corpus/* tests/fuzz/work/
-	tests/fuzz/fuzz_request -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
-		-artifact_prefix=tests/fuzz/ tests/fuzz/work
+fuzz: $(B)/tests/fuzz/fuzz_request
+	rm -rf $(B)/fuzz-work
+	mkdir -p $(B)/fuzz-work
+	cp tests/fuzz/corpus/* $(B)/fuzz-work/
+	$(B)/tests/fuzz/fuzz_request -max_total_time=$(FUZZ_SECONDS) \
+		-max_len=8192 -artifact_prefix=tests/fuzz/ $(B)/fuzz-work
 
 # The unit tests once more under AddressSanitizer and UBSan.
 check-asan:
@@ -164,7 +192,7 @@ demo: deps
 
 bench: deps
 	$(MAKE) all
-	tests/sim/bisect-sim
+	$(B)/tests/sim/bisect-sim
 	tests/bench.sh
 	tests/bench-coord.sh
 	tests/bench-package.sh
@@ -185,19 +213,20 @@ install: $(PROGRAMS)
 
 format-check:
 	clang-format --dry-run --Werror lib/*.[ch] worker/*.[ch] bisectd/*.[ch] \
-		tests/unit/*.c tests/fixtures/*.c tests/fuzz/*.c tests/sim/*.[ch]
+		cli/*.[ch] tests/unit/*.c tests/fixtures/*.c tests/fuzz/*.c \
+		tests/sim/*.[ch]
 
+# the objects (the asan run builds them again with its flags)
 clean-objs:
-	rm -f lib/*.o worker/*.o bisectd/*.o tests/unit/*.o tests/fixtures/*.o \
-		tests/sim/*.o \
-		lib/*.a worker/*.a bisectd/*.a $(UNIT_BIN) $(PROGRAMS) \
-		tests/fuzz/fuzz_request \
-		$(FIXTURE_BIN)
+	find $(B) -name '*.o' -delete 2> /dev/null || true
+	rm -f $(B)/*/*.a $(UNIT_BIN) $(PROGRAMS) $(FIXTURE_BIN) \
+		$(B)/tests/fuzz/fuzz_request
 
-clean: clean-objs
-	rm -f */*.d tests/*/*.d .datadir
+clean:
+	rm -rf $(B)
 
 FORCE:
 
+.SECONDARY:
 .PHONY: all deps check check-inverted check-asan fuzz check-distro demo bench install format-check clean clean-objs
--include $(wildcard */*.d tests/*/*.d)
+-include $(shell find $(B) -name '*.d' 2> /dev/null)

@@ -34,7 +34,7 @@
 #include "recipe.h"
 #include "report.h"
 #include "util.h"
-#include "worker.h"
+#include "artifacts.h"
 
 struct api {
 	struct MHD_Daemon *d;
@@ -812,16 +812,183 @@ static enum MHD_Result web(struct api *a, struct MHD_Connection *mc,
 
 /* --- routing --------------------------------------------------------------- */
 
+/* What a route's pattern took from the path: its numbers and words. */
+struct match {
+	long long id[2];
+	const char *word[2];
+};
+
+typedef enum MHD_Result (*handler)(struct api *a, struct MHD_Connection *mc,
+				   struct conn *cn, const struct match *m);
+
+static enum MHD_Result r_health(struct api *a, struct MHD_Connection *mc,
+				struct conn *cn, const struct match *m)
+{
+	(void)a, (void)cn, (void)m;
+	return json_reply(mc, MHD_HTTP_OK, strdup("{\"ok\":true}"));
+}
+
+static enum MHD_Result r_jobs(struct api *a, struct MHD_Connection *mc,
+			      struct conn *cn, const struct match *m)
+{
+	(void)cn, (void)m;
+	return list_jobs(a, mc);
+}
+
+static enum MHD_Result r_submit(struct api *a, struct MHD_Connection *mc,
+				struct conn *cn, const struct match *m)
+{
+	(void)m;
+	return submit(a, mc, cn);
+}
+
+static enum MHD_Result r_job(struct api *a, struct MHD_Connection *mc,
+			     struct conn *cn, const struct match *m)
+{
+	(void)cn;
+	return get_job(a, mc, m->id[0]);
+}
+
+static enum MHD_Result r_cancel(struct api *a, struct MHD_Connection *mc,
+				struct conn *cn, const struct match *m)
+{
+	(void)cn;
+	return cancel(a, mc, m->id[0]);
+}
+
+static enum MHD_Result r_log(struct api *a, struct MHD_Connection *mc,
+			     struct conn *cn, const struct match *m)
+{
+	(void)cn;
+	return bisect_log(a, mc, m->id[0]);
+}
+
+static enum MHD_Result r_report_txt(struct api *a, struct MHD_Connection *mc,
+				    struct conn *cn, const struct match *m)
+{
+	(void)cn;
+	return get_report(a, mc, m->id[0], 1);
+}
+
+static enum MHD_Result r_report_json(struct api *a, struct MHD_Connection *mc,
+				     struct conn *cn, const struct match *m)
+{
+	(void)cn;
+	return get_report(a, mc, m->id[0], 0);
+}
+
+static enum MHD_Result r_artifact(struct api *a, struct MHD_Connection *mc,
+				  struct conn *cn, const struct match *m)
+{
+	(void)cn;
+	return get_artifact(a, mc, m->id[0], m->id[1], m->word[0]);
+}
+
+static enum MHD_Result r_register(struct api *a, struct MHD_Connection *mc,
+				  struct conn *cn, const struct match *m)
+{
+	(void)m;
+	return register_worker(a, mc, cn);
+}
+
+static enum MHD_Result r_poll(struct api *a, struct MHD_Connection *mc,
+			      struct conn *cn, const struct match *m)
+{
+	(void)cn;
+	return poll_work(a, mc, m->id[0]);
+}
+
+static enum MHD_Result r_heartbeat(struct api *a, struct MHD_Connection *mc,
+				   struct conn *cn, const struct match *m)
+{
+	(void)cn;
+	return heartbeat(a, mc, m->word[0]);
+}
+
+static enum MHD_Result r_result(struct api *a, struct MHD_Connection *mc,
+				struct conn *cn, const struct match *m)
+{
+	return result(a, mc, cn, m->word[0]);
+}
+
+/*
+ * The API under /api/v1/: method, path pattern, the token role it needs
+ * (NULL: whoever may read) and what to answer a caller without it.  In a
+ * pattern "#job" is a number (else 404 "no such job"), "*" any one
+ * segment.
+ */
+static const struct route {
+	const char *method, *pattern, *role, *denied;
+	handler fn;
+} routes[] = {
+	{ "GET", "health", NULL, NULL, r_health },
+	{ "GET", "jobs", NULL, NULL, r_jobs },
+	{ "POST", "jobs", "submit", "submitting needs a submit token",
+	  r_submit },
+	{ "GET", "jobs/#job", NULL, NULL, r_job },
+	{ "POST", "jobs/#job/cancel", "submit",
+	  "cancelling needs a submit token", r_cancel },
+	{ "GET", "jobs/#job/bisect.log", NULL, NULL, r_log },
+	{ "GET", "jobs/#job/report.txt", NULL, NULL, r_report_txt },
+	{ "GET", "jobs/#job/report.json", NULL, NULL, r_report_json },
+	{ "GET", "jobs/#job/steps/#step/artifacts/*", NULL, NULL, r_artifact },
+	{ "POST", "workers", "worker", "worker calls need a worker token",
+	  r_register },
+	{ "POST", "workers/#worker/poll", "worker",
+	  "worker calls need a worker token", r_poll },
+	{ "POST", "leases/*/heartbeat", "worker",
+	  "worker calls need a worker token", r_heartbeat },
+	{ "POST", "leases/*/result", "worker",
+	  "worker calls need a worker token", r_result },
+};
+
+/*
+ * Whether the n segments match pattern: 1 yes (m filled), 0 no; -1 when
+ * they match but for a "#name" that is not a number, with *what naming
+ * it ("job").
+ */
+static int match_route(const char *pattern, char **seg, size_t n,
+		       struct match *m, const char **what)
+{
+	char pat[128], *p[9];
+	size_t k, i, ids = 0, words = 0;
+	int bad = 0;
+
+	snprintf(pat, sizeof(pat), "%s", pattern);
+	k = split(pat, p, 8);
+	if (k != n)
+		return 0;
+	memset(m, 0, sizeof(*m));
+	for (i = 0; i < n; i++) {
+		if (p[i][0] == '#') {
+			if (!bad &&
+			    (ids == 2 || parse_id(seg[i], &m->id[ids]))) {
+				static char name[16];
+
+				snprintf(name, sizeof(name), "%s", p[i] + 1);
+				*what = name;
+				bad = 1;
+			}
+			ids++;
+		} else if (!strcmp(p[i], "*")) {
+			if (words < 2)
+				m->word[words++] = seg[i];
+		} else if (strcmp(p[i], seg[i])) {
+			return 0;
+		}
+	}
+	return bad ? -1 : 1;
+}
+
 static enum MHD_Result route(struct api *a, struct MHD_Connection *mc,
 			     struct conn *cn, const char *method,
 			     const char *url)
 {
 	char path[1024], role[16], *seg[9];
-	const char *who = token_role(a, mc, role);
+	const char *who = token_role(a, mc, role), *what = NULL;
 	int is_get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
-	int is_post = !strcmp(method, "POST");
-	long long id, id2;
-	size_t n;
+	struct match m;
+	size_t n, i;
 
 	if (!who)
 		return error_reply(mc, MHD_HTTP_UNAUTHORIZED,
@@ -849,63 +1016,26 @@ static enum MHD_Result route(struct api *a, struct MHD_Connection *mc,
 	if (is_get && !a->o.public_read && !*who)
 		return error_reply(mc, MHD_HTTP_UNAUTHORIZED,
 				   "reading needs a token");
-	if (n == 1 && !strcmp(seg[0], "health") && is_get)
-		return json_reply(mc, MHD_HTTP_OK, strdup("{\"ok\":true}"));
-	if (n >= 1 && !strcmp(seg[0], "jobs")) {
-		if (n == 1 && is_get)
-			return list_jobs(a, mc);
-		if (n == 1 && is_post) {
-			if (strcmp(who, "submit"))
-				return error_reply(mc, MHD_HTTP_UNAUTHORIZED,
-						   "submitting needs a submit "
-						   "token");
-			return submit(a, mc, cn);
-		}
-		if (n < 2 || parse_id(seg[1], &id))
-			return error_reply(mc, MHD_HTTP_NOT_FOUND,
-					   "no such job");
-		if (n == 2 && is_get)
-			return get_job(a, mc, id);
-		if (n == 3 && !strcmp(seg[2], "cancel") && is_post) {
-			if (strcmp(who, "submit"))
-				return error_reply(mc, MHD_HTTP_UNAUTHORIZED,
-						   "cancelling needs a submit "
-						   "token");
-			return cancel(a, mc, id);
-		}
-		if (n == 3 && !strcmp(seg[2], "bisect.log") && is_get)
-			return bisect_log(a, mc, id);
-		if (n == 3 && !strcmp(seg[2], "report.txt") && is_get)
-			return get_report(a, mc, id, 1);
-		if (n == 3 && !strcmp(seg[2], "report.json") && is_get)
-			return get_report(a, mc, id, 0);
-		if (n == 6 && !strcmp(seg[2], "steps") &&
-		    !strcmp(seg[4], "artifacts") && is_get) {
-			if (parse_id(seg[3], &id2))
-				return error_reply(mc, MHD_HTTP_NOT_FOUND,
-						   "no such step");
-			return get_artifact(a, mc, id, id2, seg[5]);
-		}
+	for (i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
+		const struct route *r = &routes[i];
+		int hit;
+
+		if (strcmp(r->method, is_get ? "GET" : method))
+			continue;
+		if (!(hit = match_route(r->pattern, seg, n, &m, &what)))
+			continue;
+		if (r->role && strcmp(who, r->role))
+			return error_reply(mc, MHD_HTTP_UNAUTHORIZED,
+					   r->denied);
+		if (hit < 0)
+			break;
+		return r->fn(a, mc, cn, &m);
 	}
-	if (n >= 1 &&
-	    (!strcmp(seg[0], "workers") || !strcmp(seg[0], "leases")) &&
-	    strcmp(who, "worker"))
-		return error_reply(mc, MHD_HTTP_UNAUTHORIZED,
-				   "worker calls need a worker token");
-	if (n == 1 && !strcmp(seg[0], "workers") && is_post)
-		return register_worker(a, mc, cn);
-	if (n == 3 && !strcmp(seg[0], "workers") && !strcmp(seg[2], "poll") &&
-	    is_post) {
-		if (parse_id(seg[1], &id))
-			return error_reply(mc, MHD_HTTP_NOT_FOUND,
-					   "no such worker");
-		return poll_work(a, mc, id);
-	}
-	if (n == 3 && !strcmp(seg[0], "leases") && is_post) {
-		if (!strcmp(seg[2], "heartbeat"))
-			return heartbeat(a, mc, seg[1]);
-		if (!strcmp(seg[2], "result"))
-			return result(a, mc, cn, seg[1]);
+	if (what) {
+		char msg[32];
+
+		snprintf(msg, sizeof(msg), "no such %s", what);
+		return error_reply(mc, MHD_HTTP_NOT_FOUND, msg);
 	}
 	return error_reply(mc, MHD_HTTP_NOT_FOUND, "no such resource");
 }

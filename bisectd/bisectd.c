@@ -243,15 +243,11 @@ static void default_state(struct config *c)
 
 static void default_recipes(struct config *c)
 {
-	char exe[PATH_MAX], *slash;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *path = recipe_default_path();
 
-	exe[n > 0 ? n : 0] = '\0';
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0';
-	snprintf(c->recipes, sizeof(c->recipes), "%s/../recipes:%s/recipes",
-		 exe, DATADIR);
+	snprintf(c->recipes, sizeof(c->recipes), "%s",
+		 path ? path : DATADIR "/recipes");
+	free(path);
 }
 
 /* The web pages: beside the program in the source tree, or installed. */
@@ -264,9 +260,9 @@ static void find_web_dir(char *out, size_t size)
 	slash = strrchr(exe, '/');
 	if (slash)
 		*slash = '\0';
-	/* the source tree; an installed tree, wherever it was copied; or
-	 * where make install put it */
-	snprintf(out, size, "%s/web", exe);
+	/* the source tree (from build/bin); an installed tree, wherever it
+	 * was copied; or where make install put it */
+	snprintf(out, size, "%s/../../bisectd/web", exe);
 	if (access(out, R_OK))
 		snprintf(out, size, "%s/../share/bisectd/web", exe);
 	if (access(out, R_OK))

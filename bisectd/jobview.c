@@ -52,12 +52,12 @@ int jobview_session(struct session *s, int *code, struct store *store,
 	for (i = 0; i < spec->ngood; i++)
 		gu_oid_parse(&s->goods[s->ngoods++], spec->good[i]);
 	for (i = 0; i < n; i++) {
-		struct session_step *st;
+		struct step_result *st;
 
 		if (steps[i].state != STEP_DONE || !steps[i].result)
 			continue;
 		st = &s->steps[s->nsteps];
-		if (report_step_parse(st, steps[i].result))
+		if (step_result_parse(st, steps[i].result))
 			continue;
 		s->nsteps++;
 		snprintf(st->hex, sizeof(st->hex), "%s", steps[i].hex);
@@ -136,7 +136,7 @@ static void link_one(char **path, const char *base, long long job,
 	}
 }
 
-static void link_logs(struct session_step *st, const char *base, long long job)
+static void link_logs(struct step_result *st, const char *base, long long job)
 {
 	link_one(&st->console_log, base, job, st->id);
 	link_one(&st->build_log, base, job, st->id);

@@ -48,67 +48,6 @@ static json_t *commit_json(const struct session *s, const struct gu_oid *oid)
 	return o;
 }
 
-static json_t *step_json(const struct session_step *st)
-{
-	json_t *o = json_object();
-
-	json_object_set_new(o, "commit", json_string(st->hex));
-	json_object_set_new(o, "verdict",
-			    json_string(verdict_name(st->verdict)));
-	json_object_set_new(o, "role", json_string(st->role));
-	json_object_set_new(o, "seconds", json_real(st->seconds));
-	json_object_set_new(o, "title", json_string(st->title));
-	json_object_set_new(o, "excerpt", json_string(st->excerpt));
-	json_object_set_new(o, "candidates",
-			    json_integer((json_int_t)st->candidates));
-	if (st->exit_code >= 0)
-		json_object_set_new(o, "exit_code",
-				    json_integer(st->exit_code));
-	if (st->runs) {
-		json_object_set_new(o, "checkout_seconds",
-				    json_real(st->checkout_s));
-		json_object_set_new(o, "config_seconds",
-				    json_real(st->config_s));
-		json_object_set_new(o, "build_seconds", json_real(st->build_s));
-		json_object_set_new(o, "boot_seconds", json_real(st->boot_s));
-		json_object_set_new(o, "runs", json_integer(st->runs));
-		json_object_set_new(o, "runs_failed",
-				    json_integer(st->runs_failed));
-	}
-	json_object_set_new(o, "console_log", str_or_null(st->console_log));
-	json_object_set_new(o, "build_log", str_or_null(st->build_log));
-	json_object_set_new(o, "log", str_or_null(st->log));
-	if (st->config_path)
-		json_object_set_new(o, "config", json_string(st->config_path));
-	if (st->accel)
-		json_object_set_new(o, "accel", json_string(st->accel));
-	if (st->cached)
-		json_object_set_new(o, "cached", json_true());
-	if (st->build_cached)
-		json_object_set_new(o, "build_cached", json_true());
-	if (*st->image_sha256)
-		json_object_set_new(o, "image_sha256",
-				    json_string(st->image_sha256));
-	if (st->run_results) {
-		json_t *r = json_loads(st->run_results, 0, NULL);
-
-		if (json_is_array(r))
-			json_object_set_new(o, "run_results", r);
-		else
-			json_decref(r);
-	}
-	if (st->abort)
-		json_object_set_new(o, "abort", json_true());
-	if (st->worker)
-		json_object_set_new(o, "worker", json_integer(st->worker));
-	if (st->round)
-		json_object_set_new(o, "round", json_integer(st->round));
-	if (st->config_notes && *st->config_notes)
-		json_object_set_new(o, "config_notes",
-				    json_string(st->config_notes));
-	return o;
-}
-
 /*
  * Who a report goes to: the MAINTAINERS entries (at the culprit) for the
  * culprit's files; the lists and regressions@ on Cc.
@@ -286,7 +225,7 @@ int report_json(char **out, const struct session *s,
 		json_object_set_new(o, "good", goods);
 	}
 	for (i = 0; i < s->nsteps; i++)
-		json_array_append_new(steps, step_json(&s->steps[i]));
+		json_array_append_new(steps, step_result_json(&s->steps[i]));
 	json_object_set_new(o, "steps", steps);
 	json_object_set_new(o, "bisect_steps",
 			    json_integer((json_int_t)session_bisect_steps(s)));
@@ -354,7 +293,7 @@ static void text_culprit(struct buf *b, const struct session *s)
 	gu_commit_release(&c);
 }
 
-static const struct session_step *culprit_step(const struct session *s)
+static const struct step_result *culprit_step(const struct session *s)
 {
 	char hex[GU_HEXSZ + 1];
 	size_t i;
@@ -370,7 +309,7 @@ static const struct session_step *culprit_step(const struct session *s)
 int report_text(struct buf *b, const struct session *s,
 		const struct report_info *ri)
 {
-	const struct session_step *cs;
+	const struct step_result *cs;
 	char hex[GU_HEXSZ + 1];
 	size_t i;
 
@@ -416,7 +355,7 @@ int report_text(struct buf *b, const struct session *s,
 			   "commit", "role", "verdict", "seconds", "exit",
 			   "title");
 	for (i = 0; i < s->nsteps; i++) {
-		const struct session_step *st = &s->steps[i];
+		const struct step_result *st = &s->steps[i];
 
 		if (ri->recipe)
 			buf_printf(
@@ -434,7 +373,7 @@ int report_text(struct buf *b, const struct session *s,
 	}
 	buf_puts(b, "\nlogs:\n");
 	for (i = 0; i < s->nsteps; i++) {
-		const struct session_step *st = &s->steps[i];
+		const struct step_result *st = &s->steps[i];
 
 		if (st->console_log)
 			buf_printf(b, "  %.12s console %s\n", st->hex,
@@ -527,7 +466,7 @@ static void wrapped(struct buf *b, const char *text, size_t width)
 int report_mail(struct buf *b, const struct session *s,
 		const struct report_info *ri, const char *link_base)
 {
-	const struct session_step *cs = culprit_step(s);
+	const struct step_result *cs = culprit_step(s);
 	struct gu_commit c;
 	struct buf to, cc;
 	char hex[GU_HEXSZ + 1], bad[GU_HEXSZ + 1];
@@ -621,135 +560,6 @@ int report_mail(struct buf *b, const struct session *s,
 	buf_release(&to);
 	buf_release(&cc);
 	gu_commit_release(&c);
-	return 0;
-}
-
-static void step_text(struct buf *text, const struct session_step *st)
-{
-	buf_printf(text, "%s %s%s%s\n", st->hex, verdict_name(st->verdict),
-		   *st->title ? ": " : "", st->title);
-	if (st->build_cached)
-		buf_printf(text,
-			   "kernel from the cache, boot %.1f s (%d run(s), "
-			   "%d failed)\n",
-			   st->boot_s, st->runs, st->runs_failed);
-	else
-		buf_printf(text,
-			   "checkout %.1f s, config %.1f s, build %.1f s, "
-			   "boot %.1f s (%d run(s), %d failed)\n",
-			   st->checkout_s, st->config_s, st->build_s,
-			   st->boot_s, st->runs, st->runs_failed);
-	if (*st->image_sha256)
-		buf_printf(text, "image sha256: %s\n", st->image_sha256);
-	if (st->build_log)
-		buf_printf(text, "build log: %s\n", st->build_log);
-	if (st->console_log)
-		buf_printf(text, "console:   %s\n", st->console_log);
-	if (*st->excerpt)
-		buf_printf(text, "\n%s", st->excerpt);
-}
-
-int report_step(char **json, struct buf *text, const struct session_step *st)
-{
-	json_t *o = step_json(st);
-
-	*json = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(o);
-	if (!*json)
-		return err_set(ERR_NOMEM, "out of memory");
-	step_text(text, st);
-	return 0;
-}
-
-int report_verify(char **json, struct buf *text, const struct verify_report *v)
-{
-	json_t *o = json_object(), *patches = json_array();
-	size_t i;
-
-	for (i = 0; i < v->npatches; i++)
-		json_array_append_new(patches, json_string(v->patches[i]));
-	json_object_set_new(o, "result", json_string(v->result));
-	json_object_set_new(o, "reason", json_string(v->reason));
-	json_object_set_new(o, "repo", json_string(v->repo_path));
-	json_object_set_new(o, "patches", patches);
-	json_object_set_new(o, "patched_commit", json_string(v->patched_hex));
-	json_object_set_new(o, "base", step_json(v->base));
-	json_object_set_new(o, "patched", step_json(v->patched));
-	*json = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(o);
-	if (!*json)
-		return err_set(ERR_NOMEM, "out of memory");
-	buf_printf(text, "%s: %s\n\nwithout the patches:\n", v->result,
-		   v->reason);
-	step_text(text, v->base);
-	buf_puts(text, "\nwith the patches:\n");
-	step_text(text, v->patched);
-	for (i = 0; i < v->npatches; i++)
-		buf_printf(text, "patch: %s\n", v->patches[i]);
-	return 0;
-}
-
-static char *dup_field(json_t *o, const char *k)
-{
-	json_t *v = json_object_get(o, k);
-
-	return json_is_string(v) ? strdup(json_string_value(v)) : NULL;
-}
-
-static double real_field(json_t *o, const char *k)
-{
-	json_t *v = json_object_get(o, k);
-
-	return json_is_number(v) ? json_number_value(v) : 0;
-}
-
-int report_step_parse(struct session_step *st, const char *json)
-{
-	json_t *o = json_loads(json, 0, NULL), *v;
-	char *accel;
-
-	memset(st, 0, sizeof(*st));
-	st->exit_code = -1;
-	if (!o || !json_is_object(o)) {
-		json_decref(o);
-		return err_set(ERR_INPUT, "step result is not a JSON object");
-	}
-	v = json_object_get(o, "verdict");
-	st->verdict = json_is_string(v) ? verdict_parse(json_string_value(v))
-					: VERDICT_NONE;
-	st->title = dup_field(o, "title");
-	st->excerpt = dup_field(o, "excerpt");
-	st->seconds = real_field(o, "seconds");
-	st->checkout_s = real_field(o, "checkout_seconds");
-	st->config_s = real_field(o, "config_seconds");
-	st->build_s = real_field(o, "build_seconds");
-	st->boot_s = real_field(o, "boot_seconds");
-	if (json_is_integer(v = json_object_get(o, "exit_code")))
-		st->exit_code = (int)json_integer_value(v);
-	st->runs = (int)real_field(o, "runs");
-	st->runs_failed = (int)real_field(o, "runs_failed");
-	st->console_log = dup_field(o, "console_log");
-	st->build_log = dup_field(o, "build_log");
-	st->log = dup_field(o, "log");
-	st->config_path = dup_field(o, "config");
-	st->config_notes = dup_field(o, "config_notes");
-	st->abort = json_is_true(json_object_get(o, "abort"));
-	st->cached = json_is_true(json_object_get(o, "cached"));
-	st->build_cached = json_is_true(json_object_get(o, "build_cached"));
-	v = json_object_get(o, "run_results");
-	if (json_is_array(v))
-		st->run_results = json_dumps(v, JSON_COMPACT);
-	v = json_object_get(o, "image_sha256");
-	if (json_is_string(v) && strlen(json_string_value(v)) == 64)
-		memcpy(st->image_sha256, json_string_value(v), 65);
-	accel = dup_field(o, "accel");
-	st->accel = !accel ? NULL : !strcmp(accel, "kvm") ? "kvm" : "tcg";
-	free(accel);
-	json_decref(o);
-	if (!st->title)
-		st->title = strdup("");
-	if (!st->excerpt)
-		st->excerpt = strdup("");
 	return 0;
 }
 
@@ -861,83 +671,4 @@ char *report_job(struct store *st, const struct store_job *j,
 	s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	return s;
-}
-
-int report_build(char **json, struct buf *text, const struct build_report *b)
-{
-	json_t *o = json_object(), *pk = json_array(), *pa = json_array();
-	const struct package_result *r = b->packages;
-	size_t i;
-
-	for (i = 0; i < b->npatches; i++)
-		json_array_append_new(pa, json_string(b->patches[i]));
-	for (i = 0; r && i < r->nfiles; i++) {
-		char *path = util_fmt("%s/%s", b->packages_dir, r->files[i]);
-		char sum[65] = "";
-		struct stat st;
-
-		if (path && !stat(path, &st) && !digest_file_hex(sum, path))
-			json_array_append_new(
-				pk, json_pack("{s:s, s:I, s:s}", "name",
-					      r->files[i], "size",
-					      (json_int_t)st.st_size, "sha256",
-					      sum));
-		free(path);
-	}
-	json_object_set_new(o, "result", json_string(b->result));
-	json_object_set_new(o, "id", json_string(b->id));
-	json_object_set_new(o, "repo", json_string(b->repo_path));
-	json_object_set_new(o, "base", json_string(b->base_hex));
-	json_object_set_new(o, "patched_commit", json_string(b->patched_hex));
-	json_object_set_new(o, "patches", pa);
-	json_object_set_new(o, "recipe", json_string(b->recipe));
-	json_object_set_new(o, "release", str_or_null(r ? r->release : NULL));
-	json_object_set_new(o, "deb_version",
-			    str_or_null(r ? r->deb_version : NULL));
-	json_object_set_new(o, "rpm_version",
-			    str_or_null(r ? r->rpm_version : NULL));
-	json_object_set_new(o, "packages", pk);
-	json_object_set_new(o, "package_seconds",
-			    json_real(r ? r->seconds : 0));
-	json_object_set_new(o, "smoke", step_json(b->smoke));
-	if (b->install)
-		json_object_set_new(
-			o, "install",
-			json_pack("{s:s, s:s, s:o, s:f, s:f}", "verdict",
-				  verdict_name(b->install->verdict), "title",
-				  b->install->title, "uname",
-				  str_or_null(b->install->uname), "seconds",
-				  b->install->seconds, "boot_seconds",
-				  b->install->boot_s));
-	json_object_set_new(o, "out_dir", json_string(b->out_dir));
-	*json = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(o);
-	if (!*json)
-		return err_set(ERR_NOMEM, "out of memory");
-	buf_printf(text, "%s: kernel %s (id %s)\n", b->result,
-		   r && r->release ? r->release : "-", b->id);
-	if (*b->smoke->title)
-		buf_printf(text, "smoke test: %s: %s\n",
-			   verdict_name(b->smoke->verdict), b->smoke->title);
-	else
-		buf_printf(text, "smoke test: %s\n",
-			   verdict_name(b->smoke->verdict));
-	if (b->install && b->install->verdict == VERDICT_GOOD)
-		buf_printf(text,
-			   "install test: good: dpkg -i into Debian 12, booted "
-			   "from its disk: uname -r %s (%.0f s)\n",
-			   b->install->uname, b->install->seconds);
-	else if (b->install)
-		buf_printf(text, "install test: %s: %s\n",
-			   verdict_name(b->install->verdict),
-			   b->install->title);
-	for (i = 0; r && i < r->nfiles; i++)
-		buf_printf(text, "  %s/%s\n", b->packages_dir, r->files[i]);
-	if (r && r->nfiles)
-		buf_printf(text,
-			   "  %s/SHA256SUMS\n  %s/index.html (install "
-			   "and Secure Boot notes)\n",
-			   b->packages_dir, b->packages_dir);
-	buf_printf(text, "output: %s\n", b->out_dir);
-	return 0;
 }

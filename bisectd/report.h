@@ -44,25 +44,6 @@ int report_text(struct buf *out, const struct session *s,
 int report_mail(struct buf *out, const struct session *s,
 		const struct report_info *ri, const char *link_base);
 
-/* One step alone (bisectctl test): JSON and a few lines of text. */
-int report_step(char **json, struct buf *text, const struct session_step *st);
-
-/* The other way: a step from its JSON (a worker's result). */
-int report_step_parse(struct session_step *st, const char *json);
-
-/* A fix check: the same commit without and with the patches. */
-struct verify_report {
-	const char *result; /* "fixed", "not fixed" or "inconclusive" */
-	const char *reason;
-	const char *repo_path;
-	const char *const *patches;
-	size_t npatches;
-	const char *patched_hex; /* the patched commit in the worktree */
-	const struct session_step *base, *patched;
-};
-
-int report_verify(char **json, struct buf *text, const struct verify_report *v);
-
 /*
  * A coordinator's job as the API serves it: the request, state, result,
  * webhook delivery and, when full, every step with its result, the
@@ -70,23 +51,5 @@ int report_verify(char **json, struct buf *text, const struct verify_report *v);
  */
 char *report_job(struct store *st, const struct store_job *j,
 		 const struct store_step *steps, size_t n, int full);
-
-/* A package build: what was built from what, and where it is. */
-struct build_report {
-	const char *result; /* buildjob_outcome() */
-	const char *id;
-	const char *repo_path;
-	const char *base_hex, *patched_hex;
-	const char *const *patches;
-	size_t npatches;
-	const char *recipe;
-	const struct package_result *packages; /* or NULL */
-	const char *packages_dir;
-	const struct session_step *smoke;     /* the build and boot step */
-	const struct install_result *install; /* or NULL: not asked for */
-	const char *out_dir;
-};
-
-int report_build(char **json, struct buf *text, const struct build_report *b);
 
 #endif

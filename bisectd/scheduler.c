@@ -47,7 +47,7 @@
 #include "job.h"
 #include "recipe.h"
 #include "scheduler.h"
-#include "srcimport.h"
+#include "step.h"
 #include "util.h"
 #include "verdict.h"
 
@@ -403,30 +403,68 @@ static int get_jobc(struct sched *s, long long id, const char *spec,
  * A build of a Debian source version: import it (once) into the cache
  * directory's linux.git as the tag debian/VERSION, where bisectctl build
  * --source puts it too, and make that the job's repository and commit.
- * Workers on this machine open the same repository.
+ * Workers on this machine open the same repository.  The import (apt-get
+ * download, the archives unpacked, a tree committed) is a child process,
+ * bisect-worker --import-source, within the fetch's time and size
+ * limits: its failures and its memory are not the daemon's.
  */
-static int import_source(struct job_spec *spec)
+static int import_source(struct job_spec *spec, const char *state_dir,
+			 double timeout, unsigned long max_mb)
 {
-	struct gu_repo *repo = NULL;
-	char hex[GU_HEXSZ + 1], *cache;
-	struct gu_oid oid;
+	char *prog = util_exe_sibling("bisect-worker"),
+	     *log = util_fmt("%s/import-%d-%lx.log", state_dir, (int)getpid(),
+			     (unsigned long)pthread_self());
+	const char *argv[] = { prog, "--import-source", spec->source, NULL };
+	struct proc_opts o = { .log_path = log,
+			       .timeout_s = timeout,
+			       .max_file_mb = max_mb };
+	struct proc_result pr;
+	struct buf b;
+	const char *last;
+	char hex[GU_HEXSZ + 1], path[4096];
 	int rc;
 
 	if (spec->repo || spec->commit)
-		return err_set(ERR_INPUT, "'source' is the base of the build: "
-					  "no 'repo' or 'commit' with it");
-	if (!(cache = util_cache_dir()))
-		return err_set(ERR_NOMEM, "out of memory");
-	rc = srcimport_debian(&repo, &oid, cache, spec->source);
-	gu_close(repo);
-	gu_oid_hex(hex, &oid);
-	if (!rc) {
-		spec->repo = util_fmt("%s/linux.git", cache);
-		spec->commit = strdup(hex);
-		if (!spec->repo || !spec->commit)
-			rc = err_set(ERR_NOMEM, "out of memory");
-	}
-	free(cache);
+		rc = err_set(ERR_INPUT, "'source' is the base of the build: "
+					"no 'repo' or 'commit' with it");
+	else if (!prog || !log)
+		rc = err_set(ERR_NOMEM, "out of memory");
+	else
+		rc = proc_run(&pr, argv, &o);
+	buf_init(&b, 1 << 16);
+	if (!rc)
+		buf_read_file(&b, log);
+	/* the last line: "HEX PATH", or the reason it failed */
+	while (b.len && b.ptr[b.len - 1] == '\n')
+		b.ptr[--b.len] = '\0';
+	last = b.len ? strrchr(buf_str(&b), '\n') : NULL;
+	last = last ? last + 1 : buf_str(&b);
+	if (!strncmp(last, "bisect-worker: ", 15))
+		last += 15;
+	if (rc)
+		;
+	else if (pr.exec_failed)
+		rc = err_set(ERR_INFRA, "cannot import Debian's %s: %s",
+			     spec->source, last);
+	else if (pr.timed_out)
+		rc = err_set(ERR_INPUT,
+			     "cannot import Debian's %s: not done within "
+			     "%.0f s",
+			     spec->source, timeout);
+	else if (!pr.exited || pr.status != 0)
+		rc = err_set(pr.exited && pr.status == 2 ? ERR_INPUT
+							 : ERR_INFRA,
+			     "%s", *last ? last : "the import failed");
+	else if (sscanf(last, "%40[0-9a-f] %4095[^\n]", hex, path) != 2)
+		rc = err_set(ERR_INFRA, "the import of %s said '%.200s'",
+			     spec->source, last);
+	else if (!(spec->repo = strdup(path)) || !(spec->commit = strdup(hex)))
+		rc = err_set(ERR_NOMEM, "out of memory");
+	buf_release(&b);
+	if (log)
+		unlink(log);
+	free(log);
+	free(prog);
 	return rc;
 }
 
@@ -446,7 +484,9 @@ int sched_prepare(const char *state_dir, double fetch_timeout,
 		job_spec_release(&spec);
 		return rc;
 	}
-	if (spec.source && (rc = import_source(&spec)) == 0 &&
+	if (spec.source &&
+	    (rc = import_source(&spec, state_dir, fetch_timeout,
+				fetch_max_mb)) == 0 &&
 	    !(*out = job_spec_dump(&spec)))
 		rc = err_set(ERR_NOMEM, "out of memory");
 	job_spec_release(&spec);
@@ -466,8 +506,9 @@ static int resolve_spec(struct sched *s, struct job_spec *spec, char **canon)
 	int rc = 0;
 
 	*canon = NULL;
+	/* (bisectd imports in its fetch queue, before this) */
 	if (spec->source && !spec->commit)
-		rc = import_source(spec);
+		rc = import_source(spec, s->state_dir, 3600, 0);
 	if (!rc && !spec->repo)
 		rc = err_set(ERR_INPUT, "the job names no repository");
 	if (!rc)
@@ -1913,7 +1954,7 @@ int sched_poll(struct sched *s, long long worker, char **assignment)
 {
 	struct take t = { .s = s };
 	struct store_step st;
-	struct job_assignment a;
+	struct step_assignment a;
 	struct jobc *jc;
 	char *caps;
 	int rc;
@@ -1942,7 +1983,7 @@ int sched_poll(struct sched *s, long long worker, char **assignment)
 	a.job = st.job;
 	a.lease_seconds = s->o.lease_s;
 	a.spec = jc->spec; /* borrowed for the dump */
-	*assignment = job_assignment_dump(&a);
+	*assignment = step_assignment_dump(&a);
 	free(st.result);
 	return *assignment ? 0 : err_set(ERR_NOMEM, "out of memory");
 }
@@ -1959,7 +2000,7 @@ int sched_result(struct sched *s, const char *lease, const char *body,
 	char verdict[8];
 	int rc;
 
-	rc = job_result_check(body, len, verdict);
+	rc = step_result_check(body, len, verdict);
 	if (rc)
 		return rc;
 	if ((rc = store_begin(s->store)))

@@ -18,7 +18,7 @@ void session_release(struct session *s)
 	size_t i;
 
 	for (i = 0; i < s->nsteps; i++)
-		session_step_release(&s->steps[i]);
+		step_result_release(&s->steps[i]);
 	free(s->steps);
 	free(s->candidates);
 	free(s->stop_reason);

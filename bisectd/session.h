@@ -11,7 +11,7 @@
 #include "engine.h"
 #include "gitutil.h"
 #include "verdict.h"
-#include "worker.h"
+#include "step.h"
 
 struct session {
 	struct gu_repo *repo; /* borrowed: commit details for reports */
@@ -20,7 +20,7 @@ struct session {
 	struct gu_oid *goods; /* owned by the caller */
 	size_t ngoods;
 
-	struct session_step *steps;
+	struct step_result *steps;
 	size_t nsteps, cap_steps;
 	size_t initial_candidates;
 	enum engine_state state; /* ENGINE_FOUND or ENGINE_AMBIGUOUS */

@@ -523,57 +523,6 @@ char *job_spec_dump(const struct job_spec *j)
 	return dump(spec_json(j));
 }
 
-char *job_assignment_dump(const struct job_assignment *a)
-{
-	json_t *o = json_object();
-
-	json_object_set_new(o, "lease", json_string(a->lease));
-	json_object_set_new(o, "step", json_integer(a->step));
-	json_object_set_new(o, "job", json_integer(a->job));
-	json_object_set_new(o, "commit", json_string(a->commit));
-	json_object_set_new(o, "role", json_string(a->role));
-	json_object_set_new(o, "lease_seconds", json_real(a->lease_seconds));
-	json_object_set_new(o, "spec", spec_json(&a->spec));
-	return dump(o);
-}
-
-int job_assignment_parse(struct job_assignment *out, const char *body,
-			 size_t len)
-{
-	json_t *o, *spec;
-	const char *lease, *commit, *role;
-	json_int_t step, job;
-	double lease_s;
-	json_error_t e;
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	if ((rc = load(&o, body, len)))
-		return rc;
-	if (json_unpack_ex(o, &e, JSON_STRICT,
-			   "{s:s, s:I, s:I, s:s, s:s, s:F, s:o}", "lease",
-			   &lease, "step", &step, "job", &job, "commit",
-			   &commit, "role", &role, "lease_seconds", &lease_s,
-			   "spec", &spec)) {
-		json_decref(o);
-		return err_set(ERR_INPUT, "bad assignment: %s", e.text);
-	}
-	snprintf(out->lease, sizeof(out->lease), "%s", lease);
-	snprintf(out->commit, sizeof(out->commit), "%s", commit);
-	snprintf(out->role, sizeof(out->role), "%s", role);
-	out->step = step;
-	out->job = job;
-	out->lease_seconds = lease_s;
-	json_incref(spec);
-	json_decref(o);
-	rc = json_is_object(spec) ? spec_from(&out->spec, spec)
-				  : err_set(ERR_INPUT, "bad assignment spec");
-	json_decref(spec);
-	if (rc)
-		job_spec_release(&out->spec);
-	return rc;
-}
-
 void job_caps_release(struct job_caps *c)
 {
 	size_t i;
@@ -693,29 +642,6 @@ int job_caps_accept(const struct job_caps *c, const struct job_spec *spec)
 		if (!strcmp(c->recipes[i], spec->recipe))
 			return 1;
 	return 0;
-}
-
-int job_result_check(const char *body, size_t len, char verdict[8])
-{
-	json_t *o, *v, *t;
-	enum verdict vd;
-	int rc;
-
-	if ((rc = load(&o, body, len)))
-		return rc;
-	v = json_object_get(o, "verdict");
-	t = json_object_get(o, "title");
-	vd = json_is_string(v) ? verdict_parse(json_string_value(v))
-			       : VERDICT_NONE;
-	if (vd == VERDICT_NONE)
-		rc = err_set(ERR_INPUT, "field 'verdict' must be good, bad, "
-					"skip or infra");
-	else if (t && !json_is_string(t))
-		rc = err_set(ERR_INPUT, "field 'title' must be a string");
-	else
-		snprintf(verdict, 8, "%s", verdict_name(vd));
-	json_decref(o);
-	return rc;
 }
 
 char *job_json_string(const char *json, const char *field)

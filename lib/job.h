@@ -60,20 +60,6 @@ int job_spec_parse(struct job_spec *out, const char *body, size_t len);
 char *job_spec_dump(const struct job_spec *j);
 void job_spec_release(struct job_spec *j);
 
-/* What a worker gets for one step. */
-struct job_assignment {
-	char lease[33];
-	long long step, job;
-	char commit[41];
-	char role[16];
-	struct job_spec spec; /* repo, recipe, command, test, runs */
-	double lease_seconds;
-};
-
-char *job_assignment_dump(const struct job_assignment *a);
-int job_assignment_parse(struct job_assignment *out, const char *body,
-			 size_t len);
-
 /* A worker's registration. */
 struct job_caps {
 	char name[64];
@@ -91,12 +77,6 @@ char *job_caps_dump(const struct job_caps *c);
 void job_caps_release(struct job_caps *c);
 /* 1 when a worker with caps can run steps of spec. */
 int job_caps_accept(const struct job_caps *c, const struct job_spec *spec);
-
-/*
- * Check a step result that a worker sent (report_step's JSON): an object
- * with a known verdict and string title; the verdict is copied out.
- */
-int job_result_check(const char *body, size_t len, char verdict[8]);
 
 /* A field of a JSON object as a string (NULL if absent).  Caller frees. */
 char *job_json_string(const char *json, const char *field);

@@ -13,6 +13,11 @@
 #include "classify.h"
 #include "error.h"
 #include "recipe.h"
+#include "util.h"
+
+#ifndef DATADIR /* (the fuzzer's build) */
+#define DATADIR "/usr/local/share/bisectd"
+#endif
 
 enum key_type { K_STR, K_PATH, K_INT, K_BOOL, K_FRAGMENT, K_FAIL };
 
@@ -344,4 +349,25 @@ int recipe_find(char *out, size_t size, const char *name,
 	}
 	return err_set(ERR_INPUT, "unknown recipe '%s' (searched %s)", name,
 		       search_path);
+}
+
+char *recipe_default_path(void)
+{
+	const char *env = getenv("BISECTD_RECIPES");
+	char *tree = util_exe_sibling("../../recipes"),
+	     *copy = util_exe_sibling("../share/bisectd/recipes"), *path;
+
+	path = tree && copy ? util_fmt("%s%s%s:%s:%s/recipes", env ? env : "",
+				       env ? ":" : "", tree, copy, DATADIR)
+			    : NULL;
+	free(tree);
+	free(copy);
+	return path;
+}
+
+char *recipe_cmdline(const struct recipe *r)
+{
+	/* a panic reboots at once, which ends the boot; the guest init
+	 * reads its marker from the command line */
+	return util_fmt("%s panic=-1 bisectd.marker=%s", r->append, r->marker);
 }

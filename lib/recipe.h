@@ -59,6 +59,18 @@ void recipe_release(struct recipe *r);
  */
 int recipe_name_ok(const char *name);
 
+/*
+ * Where recipes are looked for by default: $BISECTD_RECIPES (when set),
+ * the source tree's recipes/ (the program run from build/bin), an
+ * installed tree wherever it was copied (BIN/../share/bisectd/recipes),
+ * and DATADIR/recipes.  Caller frees; NULL when out of memory.
+ */
+char *recipe_default_path(void);
+
+/* The kernel command line of a boot: the recipe's, and ours.  Caller
+ * frees; NULL when out of memory. */
+char *recipe_cmdline(const struct recipe *r);
+
 int recipe_find(char *out, size_t size, const char *name,
 		const char *search_path);
 

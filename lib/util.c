@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -225,6 +226,30 @@ int util_remove_tree(const char *path)
 	if (nftw(path, remove_one, 32, FTW_DEPTH | FTW_PHYS))
 		return err_sys(ERR_INFRA, "cannot remove '%s'", path);
 	return 0;
+}
+
+int util_lock_dir(const char *dir)
+{
+	char *path = util_fmt("%s.lock", dir);
+	int fd;
+
+	if (!path)
+		return err_set(ERR_NOMEM, "out of memory");
+	fd = util_lock(path);
+	free(path);
+	return fd;
+}
+
+char *util_exe_sibling(const char *name)
+{
+	char exe[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	exe[n > 0 ? n : 0] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	return util_fmt("%s/%s", slash ? exe : ".", name);
 }
 
 static uid_t chown_uid;

@@ -50,6 +50,13 @@ int util_is_executable(const char *path);
  * the descriptor that holds the lock (closing it releases it), or <0.
  */
 int util_lock(const char *path);
+/* Take dir for this process: util_lock() on "DIR.lock" beside it. */
+int util_lock_dir(const char *dir);
+
+/* The path of program name beside this process's own executable (the
+ * build's bin/, or where they were installed).  Caller frees; NULL when
+ * out of memory. */
+char *util_exe_sibling(const char *name);
 
 /* Remove a directory tree (rm -rf); a missing path is not an error. */
 int util_remove_tree(const char *path);

@@ -12,7 +12,7 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/bisectd-bench.XXXXXX")
-bisectd=$top/bisectd/bisectd worker=$top/worker/bisect-worker
+bisectd=$top/build/bin/bisectd worker=$top/build/bin/bisect-worker
 pids=""
 trap 'for p in $pids; do pkill -9 -s "$p" 2>/dev/null; done; rm -rf "$scratch"' EXIT
 
@@ -66,7 +66,7 @@ echo "  planted: $(echo "$CULPRIT" | cut -c1-12)"
 
 if [ "${BENCH_KERNEL:-1}" != 0 ]; then
 	echo "== parallel bisection, tiny kernel recipe (each worker its own build directory; ccache shared)"
-	eval "$("$top/tests/fixtures/kernel-history" --kind oops --seed 1)"
+	eval "$("$top/build/tests/fixtures/kernel-history" --kind oops --seed 1)"
 	# each worker its own build directory: start them from a copy of the
 	# tiny one (built by the tests), so that W compares warm steps
 	base=$(ls -d "$cache"/work/*-tiny 2> /dev/null | head -n 1)
@@ -90,6 +90,6 @@ echo "== bisectd under load: 1,000 queued test jobs, 100 simulated workers"
 small=$scratch/small
 eval "$("$top/tests/fixtures/mkrepo.sh" "$small" 1 20 2> /dev/null)"
 daemon "$scratch/load"
-"$top/tests/fixtures/loadgen" "$url" "$stoken" "$wtoken" "$small" "$BAD" 1000 100 > "$scratch/load.json"
+"$top/build/tests/fixtures/loadgen" "$url" "$stoken" "$wtoken" "$small" "$BAD" 1000 100 > "$scratch/load.json"
 jq -r '"  submitting: \(.submit_per_second) jobs/s; all 1,000 jobs scheduled and answered in \(.seconds) s: \(.requests_per_second) API requests/s; scheduling latency (poll to assignment) p50 \(.latency_p50_ms) ms, p99 \(.latency_p99_ms) ms"' "$scratch/load.json"
 echo "  bisectd RSS: $(awk '/VmHWM/ { printf "%.1f MB peak", $2 / 1024 }' "/proc/$dpid/status"), $(awk '/VmRSS/ { printf "%.1f MB now", $2 / 1024 }' "/proc/$dpid/status")"

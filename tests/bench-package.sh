@@ -9,7 +9,7 @@
 # modules, so the packages hold modules and headers as a distro's do).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-ctl=$top/bisectd/bisectctl
+ctl=$top/build/bin/bisectctl
 recipe=${BENCH_RECIPE:-tiny-install}
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/bisectd-bench-pkg.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
@@ -17,7 +17,7 @@ export CCACHE_DISABLE=1
 num() { jq -r "$1" "$2" | awk '{ printf "%.1f", $1 }'; }
 now() { date +%s.%N; }
 
-eval "$("$top/tests/fixtures/kernel-history" --import-only)"
+eval "$("$top/build/tests/fixtures/kernel-history" --import-only)"
 # a recipe of its own name, so that its work directory starts empty
 mkdir -p "$scratch/recipes" "$scratch/images"
 cp -r "$top/recipes/fragments" "$scratch/recipes/"

@@ -13,7 +13,7 @@
 # removed at the end).  The figures go to stdout.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-ctl=$top/bisectd/bisectctl
+ctl=$top/build/bin/bisectctl
 keep=${BENCH_CACHE:+yes}
 BISECTD_CACHE=${BENCH_CACHE:-$(mktemp -d "${TMPDIR:-/tmp}/bisectd-bench.XXXXXX")}
 export BISECTD_CACHE CCACHE_DISABLE=1
@@ -28,10 +28,10 @@ echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 10485
 echo "kernel: Debian linux-source-6.1 ($(dpkg-query -W -f='${Version}' linux-source-6.1)), recipe tiny, gcc $(gcc -dumpversion)"
 
 t0=$(now)
-eval "$("$top/tests/fixtures/kernel-history" --import-only)"
+eval "$("$top/build/tests/fixtures/kernel-history" --import-only)"
 t1=$(now)
 echo "import of the source tarball into git: $(secs "$t0" "$t1") s"
-eval "$("$top/tests/fixtures/kernel-history" --kind oops --seed 1)"
+eval "$("$top/build/tests/fixtures/kernel-history" --kind oops --seed 1)"
 t2=$(now)
 echo "generating the 1,000-commit history: $(secs "$t1" "$t2") s"
 

@@ -1,8 +1,8 @@
 # Helpers for tests that run bisectd and bisect-workers, sourced after
 # lib.sh.  Everything listens on 127.0.0.1 (or in network namespaces the
 # test makes), on ports the kernel picks.
-BISECTD=$TOP/bisectd/bisectd
-WORKER=$TOP/worker/bisect-worker
+BISECTD=$TOP/build/bin/bisectd
+WORKER=$TOP/build/bin/bisect-worker
 STATE=$SCRATCH/state
 LEASE=${LEASE:-5}
 PIDS=""
@@ -50,7 +50,7 @@ free_port() {
 start_sink() {
 	rm -f "$SCRATCH/$1.port"
 	mkdir -p "$SCRATCH/$1"
-	"$TOP/tests/fixtures/hook-sink" "$SCRATCH/$1.port" "$SCRATCH/$1" "$2" ${3:-} &
+	"$TOP/build/tests/fixtures/hook-sink" "$SCRATCH/$1.port" "$SCRATCH/$1" "$2" ${3:-} &
 	PIDS="$PIDS $!"
 	for _ in $(seq 50); do [ -s "$SCRATCH/$1.port" ] && break; sleep 0.1; done
 	HOOK=http://127.0.0.1:$(cat "$SCRATCH/$1.port")/hook

@@ -11,7 +11,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 kind=${DEMO_KIND:-oops}
 seed=${DEMO_SEED:-1}
 echo "== preparing the kernel history ($kind, seed $seed)"
-eval "$("$top/tests/fixtures/kernel-history" --kind "$kind" --seed "$seed")"
+eval "$("$top/build/tests/fixtures/kernel-history" --kind "$kind" --seed "$seed")"
 echo "   repository $REPO"
 echo "   good $GOOD, bad $BAD"
 set -- --repo "$REPO" --good "$GOOD" --bad "$BAD" --recipe tiny
@@ -20,6 +20,6 @@ if [ "$kind" = test ]; then
 fi
 echo "== bisectctl bisect $*"
 status=0
-"$top/bisectd/bisectctl" bisect "$@" || status=$?
+"$top/build/bin/bisectctl" bisect "$@" || status=$?
 echo "== the planted regression was $CULPRIT"
 exit $status

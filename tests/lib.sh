@@ -4,7 +4,7 @@
 # and exits non-zero when anything failed.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-BISECTCTL=$TOP/bisectd/bisectctl
+BISECTCTL=$TOP/build/bin/bisectctl
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/bisectd-test.XXXXXX")
 # A cache of the test's own; or, for scripts that set PERSISTENT_CACHE
 # before sourcing this file, bisectctl's own cache ($BISECTD_CACHE or its

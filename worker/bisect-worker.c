@@ -48,7 +48,8 @@
 #include "http.h"
 #include "job.h"
 #include "recipe.h"
-#include "report.h"
+#include "srcimport.h"
+#include "step.h"
 #include "util.h"
 #include "worker.h"
 
@@ -270,7 +271,7 @@ static void on_stop(int sig)
 	_exit(3);
 }
 
-static void child(const struct wopts *o, const struct job_assignment *a,
+static void child(const struct wopts *o, const struct step_assignment *a,
 		  const char *step_dir, pid_t worker)
 {
 	struct steprun_env env = { .cache_dir = o->cache,
@@ -287,7 +288,7 @@ static void child(const struct wopts *o, const struct job_assignment *a,
 				   .command_uid = o->command_uid,
 				   .command_gid = o->command_gid,
 				   .command_network = o->allow_network };
-	struct session_step st;
+	struct step_result st;
 	struct buf text;
 	char *json = NULL, *path = util_fmt("%s/result.json", step_dir);
 
@@ -298,13 +299,13 @@ static void child(const struct wopts *o, const struct job_assignment *a,
 		_exit(3);
 	buf_init(&text, 1 << 20);
 	if (gu_init() || steprun_assignment(&st, a, &env) ||
-	    report_step(&json, &text, &st) || !path ||
+	    step_result_dump(&json, &text, &st) || !path ||
 	    util_write_atomic(path, json, strlen(json)))
 		_exit(3);
 	_exit(0);
 }
 
-static void run_step(const struct wopts *o, const struct job_assignment *a)
+static void run_step(const struct wopts *o, const struct step_assignment *a)
 {
 	char *step_dir = util_fmt("%s/worker/%s/steps/%lld-%lld", o->cache,
 				  o->name, a->job, a->step);
@@ -399,17 +400,11 @@ out:
 
 static void default_recipe_path(struct wopts *o)
 {
-	char exe[PATH_MAX], *slash;
-	const char *env = getenv("BISECTD_RECIPES");
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *path = recipe_default_path();
 
-	exe[n > 0 ? n : 0] = '\0';
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0';
-	snprintf(o->recipe_path, sizeof(o->recipe_path),
-		 "%s%s%s/../recipes:%s/recipes", env ? env : "", env ? ":" : "",
-		 exe, DATADIR);
+	snprintf(o->recipe_path, sizeof(o->recipe_path), "%s",
+		 path ? path : DATADIR "/recipes");
+	free(path);
 }
 
 /*
@@ -465,6 +460,32 @@ static int user_ids(const char *name, unsigned *uid, unsigned *gid)
 	return 0;
 }
 
+/*
+ * bisect-worker --import-source VERSION: import Debian's linux-source
+ * VERSION into the cache's linux.git and print "COMMIT PATH" (bisectd
+ * runs this as a child of its fetch queue).  Exit 2 for a version that
+ * apt does not know, 1 when the machine failed.
+ */
+static int import_source(const char *version)
+{
+	struct gu_repo *repo = NULL;
+	char hex[GU_HEXSZ + 1], *cache = util_cache_dir();
+	struct gu_oid oid;
+	int rc = cache ? srcimport_debian(&repo, &oid, cache, version)
+		       : err_set(ERR_NOMEM, "out of memory");
+
+	gu_close(repo);
+	if (rc) {
+		say("%s", err_last());
+		free(cache);
+		return rc == ERR_INPUT ? 2 : 1;
+	}
+	gu_oid_hex(hex, &oid);
+	printf("%s %s/linux.git\n", hex, cache);
+	free(cache);
+	return fflush(stdout) ? 1 : 0;
+}
+
 /* The usage: on stdout and 0 when asked for, else on stderr and 2. */
 static int usage(int asked)
 {
@@ -480,7 +501,11 @@ static int usage(int asked)
 		"                     [--slot S] [--once]\n"
 		"                     [--libvirt URI] [--sign-key KEY "
 		"--sign-cert "
-		"CERT]\n");
+		"CERT]\n"
+		"       bisect-worker --import-source VERSION   (Debian's "
+		"linux-source VERSION\n"
+		"                     into the cache's linux.git; prints "
+		"COMMIT PATH)\n");
 	return asked ? 0 : 2;
 }
 
@@ -504,6 +529,7 @@ int main(int argc, char **argv)
 		{ "libvirt", required_argument, NULL, 'V' },
 		{ "sign-key", required_argument, NULL, 'K' },
 		{ "sign-cert", required_argument, NULL, 'T' },
+		{ "import-source", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -588,6 +614,8 @@ int main(int argc, char **argv)
 		case 'T':
 			o.sign_cert = optarg;
 			break;
+		case 'I':
+			return import_source(optarg);
 		case 'V':
 			/* boot_run() takes it from the environment */
 			setenv("BISECTD_LIBVIRT_URI", optarg, 1);
@@ -684,7 +712,7 @@ again:
 	free(poll_path);
 	poll_path = util_fmt("workers/%lld/poll?wait=25", id);
 	while (!stopping) {
-		struct job_assignment a;
+		struct step_assignment a;
 		long status = 0;
 
 		if (call(&o, "POST", poll_path, "", &status, &out, 40)) {
@@ -706,7 +734,7 @@ again:
 			nap(1);
 			continue;
 		}
-		if (job_assignment_parse(&a, out.ptr, out.len)) {
+		if (step_assignment_parse(&a, out.ptr, out.len)) {
 			say("bad assignment: %s", err_last());
 			continue;
 		}

@@ -33,13 +33,6 @@ static int run_qemu(struct proc_result *pr, const struct recipe *r, int kvm,
 		    const char *console_log, const char *qemu_log,
 		    double timeout);
 
-char *boot_cmdline(const struct recipe *r)
-{
-	/* a panic reboots at once, which ends the boot; the guest init
-	 * reads its marker from the command line */
-	return util_fmt("%s panic=-1 bisectd.marker=%s", r->append, r->marker);
-}
-
 /* The path of the probe's saved result: it holds "<boot id> <0|1>". */
 static char *probe_state_path(void)
 {
@@ -165,7 +158,7 @@ static int run_qemu(struct proc_result *pr, const struct recipe *r, int kvm,
 
 	snprintf(mem, sizeof(mem), "%d", r->memory_mb);
 	snprintf(cpus, sizeof(cpus), "%d", r->cpus);
-	append = boot_cmdline(r);
+	append = recipe_cmdline(r);
 	serial = util_fmt("file:%s", console_log);
 	extra = strdup(r->qemu_args);
 	if (!append || !serial || !extra) {

@@ -80,7 +80,7 @@ static char *domain_xml(const struct recipe *r, const char *kernel,
 {
 	static unsigned counter;
 	struct buf b;
-	char *args, *tok, *save = NULL, *cmdline = boot_cmdline(r);
+	char *args, *tok, *save = NULL, *cmdline = recipe_cmdline(r);
 
 	if (!cmdline)
 		return NULL;

@@ -24,7 +24,7 @@
 
 void buildjob_release(struct buildjob_result *r)
 {
-	session_step_release(&r->smoke);
+	step_result_release(&r->smoke);
 	package_result_release(&r->packages);
 	install_result_release(&r->install);
 	free(r->pkgdir);
@@ -260,7 +260,7 @@ int buildjob_run(struct buildjob_result *r, const struct buildjob_spec *b)
 					   .sign_cert = b->sign_cert };
 		char *log = util_fmt("%s/build.log", b->out_dir);
 
-		rc = log ? steprun_kernel(&r->smoke, &spec)
+		rc = log ? pipeline_step(&r->smoke, &spec)
 			 : err_set(ERR_NOMEM, "out of memory");
 		if (!rc && r->smoke.verdict != VERDICT_SKIP &&
 		    !(r->smoke.verdict == VERDICT_INFRA && !r->smoke.build_s)) {

@@ -139,7 +139,7 @@ int install_rootfs(char **out, const char *cache_dir, const char *log)
 			     dir);
 		goto out;
 	}
-	if ((rc = util_mkdir_p(tmp)) || (lock = steprun_lock_dir(dir)) < 0) {
+	if ((rc = util_mkdir_p(tmp)) || (lock = util_lock_dir(dir)) < 0) {
 		rc = rc ? rc : lock;
 		goto out;
 	}

@@ -32,19 +32,6 @@
 #include "util.h"
 #include "worker.h"
 
-void package_result_release(struct package_result *r)
-{
-	size_t i;
-
-	for (i = 0; i < r->nfiles; i++)
-		free(r->files[i]);
-	free(r->files);
-	free(r->release);
-	free(r->deb_version);
-	free(r->rpm_version);
-	memset(r, 0, sizeof(*r));
-}
-
 static int add_file(struct package_result *r, const char *name)
 {
 	char **f = realloc(r->files, (r->nfiles + 1) * sizeof(*f));

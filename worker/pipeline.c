@@ -166,7 +166,7 @@ static void set_text(char **dst, const char *src)
 	*dst = strdup(src ? src : "");
 }
 
-static int do_build(struct step_result *out, const struct step_spec *s,
+static int do_build(struct pipeline_result *out, const struct step_spec *s,
 		    const char *src, const char *build, const char *moddir)
 {
 	struct proc_result pr;
@@ -224,7 +224,7 @@ static void add_run(struct buf *runs, enum verdict v, const char *title)
  * own verdict and title go to run_results: a run is an observation of
  * its own, and two runs may fail differently.
  */
-static int do_boots(struct step_result *out, const struct step_spec *s,
+static int do_boots(struct pipeline_result *out, const struct step_spec *s,
 		    const char *kernel, const char *initrd)
 {
 	struct buf runs;
@@ -372,7 +372,7 @@ static void write_stamp(const struct step_spec *s, const char *stamp,
 	util_write_atomic(stamp, line, strlen(line));
 }
 
-static int do_config(struct step_result *out, const struct step_spec *s,
+static int do_config(struct pipeline_result *out, const struct step_spec *s,
 		     const char *src, const char *build, struct buf *notes)
 {
 	char *stamp = util_fmt("%s/config.stamp", s->work_dir);
@@ -433,7 +433,7 @@ static int cache_key(char key[KCACHE_KEYSZ + 1], const struct step_spec *s)
 	return kcache_key(key, &in) == 0;
 }
 
-int pipeline_run(struct step_result *out, const struct step_spec *s)
+int pipeline_run(struct pipeline_result *out, const struct step_spec *s)
 {
 	char key[KCACHE_KEYSZ + 1];
 	struct kcache_entry hit = { 0 };
@@ -550,7 +550,7 @@ out:
 	return rc;
 }
 
-void step_result_release(struct step_result *r)
+void pipeline_result_release(struct pipeline_result *r)
 {
 	free(r->title);
 	free(r->excerpt);
@@ -560,4 +560,55 @@ void step_result_release(struct step_result *r)
 	free(r->config_notes);
 	free(r->run_results);
 	memset(r, 0, sizeof(*r));
+}
+
+/* uname -v's date in a bisection's kernels: fixed, so builds repeat */
+#define STEP_TIMESTAMP "Sun Jan 1 00:00:00 UTC 2023"
+
+static char *take(char **p)
+{
+	char *s = *p;
+
+	*p = NULL;
+	return s;
+}
+
+int pipeline_step(struct step_result *st, const struct step_spec *spec)
+{
+	struct step_spec s = *spec;
+	struct pipeline_result r;
+	int rc;
+
+	/* reproducible: one tree, one image (pipeline.c) */
+	if (!s.localversion)
+		s.localversion = "";
+	if (!s.build_version)
+		s.build_version = "1";
+	if (!s.build_timestamp)
+		s.build_timestamp = STEP_TIMESTAMP;
+	rc = pipeline_run(&r, &s);
+
+	if (rc) {
+		pipeline_result_release(&r);
+		return rc;
+	}
+	st->verdict = r.verdict;
+	st->title = take(&r.title);
+	st->excerpt = take(&r.excerpt);
+	st->checkout_s = r.checkout_s;
+	st->config_s = r.config_s;
+	st->build_s = r.build_s;
+	st->boot_s = r.boot_s;
+	st->runs = r.runs_done ? r.runs_done : s.runs;
+	st->runs_failed = r.runs_failed;
+	st->console_log = take(&r.console_log);
+	st->build_log = take(&r.build_log);
+	st->config_notes = take(&r.config_notes);
+	st->config_path = take(&r.config_path);
+	st->accel = r.accel;
+	st->build_cached = r.build_cached;
+	st->run_results = take(&r.run_results);
+	memcpy(st->image_sha256, r.image_sha256, sizeof(st->image_sha256));
+	pipeline_result_release(&r);
+	return 0;
 }

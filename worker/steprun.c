@@ -19,24 +19,6 @@
 #include "util.h"
 #include "worker.h"
 
-/* uname -v's date in a bisection's kernels: fixed, so builds repeat */
-#define STEP_TIMESTAMP "Sun Jan 1 00:00:00 UTC 2023"
-
-void session_step_release(struct session_step *st)
-{
-	free(st->title);
-	free(st->excerpt);
-	free(st->console_log);
-	free(st->build_log);
-	free(st->log);
-	free(st->config_path);
-	free(st->config_notes);
-	free(st->run_results);
-	st->title = st->excerpt = st->console_log = st->build_log = NULL;
-	st->log = st->config_path = st->config_notes = NULL;
-	st->run_results = NULL;
-}
-
 char *steprun_repo_key(struct gu_repo *repo)
 {
 	char real[PATH_MAX];
@@ -45,18 +27,6 @@ char *steprun_repo_key(struct gu_repo *repo)
 	if (realpath(p, real))
 		p = real;
 	return util_fmt("%016llx", util_hash(p, strlen(p)));
-}
-
-int steprun_lock_dir(const char *dir)
-{
-	char *path = util_fmt("%s.lock", dir);
-	int fd;
-
-	if (!path)
-		return err_set(ERR_NOMEM, "out of memory");
-	fd = util_lock(path);
-	free(path);
-	return fd;
 }
 
 /*
@@ -111,7 +81,7 @@ static const char **command_argv(const char *command, const char *worktree,
 	return argv;
 }
 
-int steprun_command(struct session_step *st, struct gu_repo *repo,
+int steprun_command(struct step_result *st, struct gu_repo *repo,
 		    const char *worktree, const struct gu_oid *commit,
 		    const char *command, int network, const char *log,
 		    const struct steprun_env *senv)
@@ -205,54 +175,6 @@ int steprun_command(struct session_step *st, struct gu_repo *repo,
 	return 0;
 }
 
-static char *take(char **p)
-{
-	char *s = *p;
-
-	*p = NULL;
-	return s;
-}
-
-int steprun_kernel(struct session_step *st, const struct step_spec *spec)
-{
-	struct step_spec s = *spec;
-	struct step_result r;
-	int rc;
-
-	/* reproducible: one tree, one image (pipeline.c) */
-	if (!s.localversion)
-		s.localversion = "";
-	if (!s.build_version)
-		s.build_version = "1";
-	if (!s.build_timestamp)
-		s.build_timestamp = STEP_TIMESTAMP;
-	rc = pipeline_run(&r, &s);
-
-	if (rc) {
-		step_result_release(&r);
-		return rc;
-	}
-	st->verdict = r.verdict;
-	st->title = take(&r.title);
-	st->excerpt = take(&r.excerpt);
-	st->checkout_s = r.checkout_s;
-	st->config_s = r.config_s;
-	st->build_s = r.build_s;
-	st->boot_s = r.boot_s;
-	st->runs = r.runs_done ? r.runs_done : s.runs;
-	st->runs_failed = r.runs_failed;
-	st->console_log = take(&r.console_log);
-	st->build_log = take(&r.build_log);
-	st->config_notes = take(&r.config_notes);
-	st->config_path = take(&r.config_path);
-	st->accel = r.accel;
-	st->build_cached = r.build_cached;
-	st->run_results = take(&r.run_results);
-	memcpy(st->image_sha256, r.image_sha256, sizeof(st->image_sha256));
-	step_result_release(&r);
-	return 0;
-}
-
 /* Open a path, or mirror a URL under the cache. */
 static int open_repo(struct gu_repo **out, const char *repo, const char *cache)
 {
@@ -278,7 +200,7 @@ static int open_repo(struct gu_repo **out, const char *repo, const char *cache)
  * The verdict: good (built, booted), bad (built, the boot failed), skip
  * (did not build or package), infra.
  */
-static int run_build(struct session_step *st, const struct job_spec *sp,
+static int run_build(struct step_result *st, const struct job_spec *sp,
 		     const struct steprun_env *env, struct gu_repo *repo,
 		     const struct gu_oid *oid, const struct recipe *recipe,
 		     const char *work, const char *test)
@@ -355,8 +277,8 @@ static int run_build(struct session_step *st, const struct job_spec *sp,
  * step keeps the commit it names).  A revert or a patch that does not
  * apply makes the step a skip that says so: 0 then, with st->verdict set.
  */
-static int step_commit(struct gu_oid *out, struct session_step *st,
-		       const struct job_assignment *a, struct gu_repo *repo,
+static int step_commit(struct gu_oid *out, struct step_result *st,
+		       const struct step_assignment *a, struct gu_repo *repo,
 		       const struct gu_oid *oid, const char *work)
 {
 	const struct job_spec *sp = &a->spec;
@@ -390,8 +312,8 @@ static int step_commit(struct gu_oid *out, struct session_step *st,
 	return rc;
 }
 
-static int run_assignment(struct session_step *st,
-			  const struct job_assignment *a,
+static int run_assignment(struct step_result *st,
+			  const struct step_assignment *a,
 			  const struct steprun_env *env, struct gu_repo *repo,
 			  const struct gu_oid *oid)
 {
@@ -424,7 +346,7 @@ static int run_assignment(struct session_step *st,
 		path = util_fmt("%s/command.log", env->step_dir);
 		rc = work && path ? 0 : err_set(ERR_NOMEM, "out of memory");
 		if (!rc && (rc = util_mkdir_p(work)) == 0 &&
-		    (lock = steprun_lock_dir(work)) < 0)
+		    (lock = util_lock_dir(work)) < 0)
 			rc = lock;
 		if (!rc)
 			rc = steprun_command(st, repo, work, oid, sp->command,
@@ -453,7 +375,7 @@ static int run_assignment(struct session_step *st,
 	if (!rc && !work)
 		rc = err_set(ERR_NOMEM, "out of memory");
 	if (!rc && (rc = util_mkdir_p(work)) == 0 &&
-	    (lock = steprun_lock_dir(work)) < 0)
+	    (lock = util_lock_dir(work)) < 0)
 		rc = lock;
 	if (!rc && !strcmp(sp->type, "build"))
 		rc = run_build(st, sp, env, repo, oid, &recipe, work, path);
@@ -471,7 +393,7 @@ static int run_assignment(struct session_step *st,
 					  .step_dir = env->step_dir,
 					  .live = env->live };
 
-		rc = steprun_kernel(st, &spec);
+		rc = pipeline_step(st, &spec);
 	}
 	recipe_release(&recipe);
 out:
@@ -483,7 +405,7 @@ out:
 	return rc;
 }
 
-int steprun_assignment(struct session_step *st, const struct job_assignment *a,
+int steprun_assignment(struct step_result *st, const struct step_assignment *a,
 		       const struct steprun_env *env)
 {
 	struct gu_repo *repo = NULL;
@@ -515,7 +437,7 @@ int steprun_assignment(struct session_step *st, const struct job_assignment *a,
 		return rc;
 	if (rc) {
 		/* the step could not run here: not a verdict on the commit */
-		session_step_release(st);
+		step_result_release(st);
 		st->verdict = VERDICT_INFRA;
 		st->title = strdup(err_last());
 	}

@@ -8,8 +8,10 @@
 
 #include "buf.h"
 #include "classify.h"
+#include "artifacts.h"
 #include "gitutil.h"
 #include "recipe.h"
+#include "step.h"
 #include "util.h"
 #include "verdict.h"
 
@@ -37,7 +39,7 @@ struct step_spec {
 	int sandbox;
 };
 
-struct step_result {
+struct pipeline_result {
 	enum verdict verdict;
 	char *title;   /* crash title, build error or "" */
 	char *excerpt; /* console or compiler lines */
@@ -55,7 +57,7 @@ struct step_result {
 	char *run_results;
 };
 
-void step_result_release(struct step_result *r);
+void pipeline_result_release(struct pipeline_result *r);
 
 /*
  * make in the step's tree: -C src O=build ARCH, ccache, the build user
@@ -112,15 +114,6 @@ struct package_spec {
 	const char *sign_key, *sign_cert;
 };
 
-struct package_result {
-	char *release;	   /* uname -r of the deb's kernel */
-	char *deb_version; /* package versions, or NULL */
-	char *rpm_version;
-	char **files; /* file names in out_dir */
-	size_t nfiles;
-	double seconds;
-};
-
 /*
  * make bindeb-pkg and/or binrpm-pkg with the id in the release and the
  * version (see package.c).  ERR_GENERIC when make failed on the tree,
@@ -139,31 +132,12 @@ void package_clean(const char *dir);
  */
 int package_collect(struct package_result *r, const char *dir,
 		    const char *suffix, const char *out, int dbg);
-void package_result_release(struct package_result *r);
-
-/* SHA256SUMS over the packages in dir (sha256sum -c reads it). */
-int artifacts_sums(const char *dir, const struct package_result *r);
-/* The toolchain's versions, one line per tool. */
-int artifacts_toolchain(const char *path);
-
-struct download_info {
-	const struct package_result *packages;
-	const char *what;	 /* one sentence: base and patches */
-	const char *recipe;	 /* the config */
-	const char *smoke;	 /* the boot test's verdict */
-	const char *link_prefix; /* "" for a page beside the files */
-	const char *signed_with; /* the MOK certificate, or NULL */
-	const char *install;	 /* the install test's result, or NULL */
-};
-
-/* The linux-image .deb (rpm 0) or the kernel .rpm (1) among r's files. */
-const char *artifacts_kernel_file(const struct package_result *r, int rpm);
-
-/* The download page: files, install and uninstall, Secure Boot. */
-int artifacts_page(struct buf *out, const struct download_info *d);
 
 /* Run one step; a failure to run it gives VERDICT_INFRA, not an error. */
-int pipeline_run(struct step_result *out, const struct step_spec *spec);
+int pipeline_run(struct pipeline_result *out, const struct step_spec *spec);
+/* The same, reproducible (a fixed build version and date), its result
+ * moved into st: a kernel-mode step for every caller. */
+int pipeline_step(struct step_result *st, const struct step_spec *spec);
 
 /*
  * Config: the recipe's base, the Debian traps, the fragments, then
@@ -211,9 +185,6 @@ struct boot_result {
 	char *why;	   /* BOOT_NOT_STARTED: QEMU's own words, owned */
 };
 
-/* The kernel command line of a boot: the recipe's, and ours. */
-char *boot_cmdline(const struct recipe *r);
-
 /*
  * The same boot through libvirt at uri (a transient domain, its console
  * read over a libvirt stream); boot_run() uses it when
@@ -233,37 +204,6 @@ int boot_qemu(struct boot_result *out, const struct recipe *r,
 	      const char *kernel, const char *initrd, const char *console_log,
 	      const char *qemu_log);
 void boot_result_release(struct boot_result *b);
-
-/*
- * What one test of one commit found, as bisection steps, reports and
- * the coordinator see it.
- */
-struct session_step {
-	char hex[GU_HEXSZ + 1];
-	enum verdict verdict;
-	char *title;   /* crash title, build error, "" */
-	char *excerpt; /* evidence lines, "" */
-	double seconds, checkout_s, config_s, build_s, boot_s;
-	int exit_code; /* generic mode; -1 otherwise */
-	int runs, runs_failed;
-	char *console_log, *build_log, *log; /* paths or NULL */
-	char *config_path;		     /* the .config used, or NULL */
-	char *config_notes;
-	const char *accel; /* "kvm", "tcg" or NULL; static */
-	const char *role;  /* "bisect", "endpoint", "merge-base", "replay" */
-	size_t candidates; /* candidates left before this step */
-	int cached;	   /* the verdict came from the result cache */
-	int abort;	   /* infra that must stop the bisection at once */
-	long long id;	   /* the coordinator's step id, or 0 */
-	long long worker;  /* the coordinator's worker that ran it, or 0 */
-	int round;	   /* the scheduler's round it was queued in, or 0 */
-	int build_cached;  /* the image came from the kernel cache */
-	char image_sha256[65]; /* of the booted kernel image, or "" */
-	char *run_results; /* each run's verdict and title (JSON), or NULL */
-};
-
-/* Free what a step owns (its strings), not the step itself. */
-void session_step_release(struct session_step *st);
 
 /*
  * The install test (installtest.c): the .deb installed with dpkg into a
@@ -317,7 +257,7 @@ struct buildjob_spec {
 struct buildjob_result {
 	char id[9]; /* in the release: -bisectd.ID */
 	char base_hex[GU_HEXSZ + 1], patched_hex[GU_HEXSZ + 1];
-	struct session_step smoke; /* the build and boot */
+	struct step_result smoke; /* the build and boot */
 	struct package_result packages;
 	char *pkgdir; /* OUT/packages, there only when built */
 	int built;
@@ -343,24 +283,15 @@ const char *buildjob_outcome(const struct buildjob_result *r);
  * above, or a signal, is an infra verdict.
  */
 struct steprun_env;
-int steprun_command(struct session_step *st, struct gu_repo *repo,
+int steprun_command(struct step_result *st, struct gu_repo *repo,
 		    const char *worktree, const struct gu_oid *commit,
 		    const char *command, int network, const char *log,
 		    const struct steprun_env *env);
 
-/* Kernel mode: the step pipeline, its result moved into st. */
-int steprun_kernel(struct session_step *st, const struct step_spec *spec);
-
 /* A stable directory name for a repository: a hash of its git dir. */
 char *steprun_repo_key(struct gu_repo *repo);
 
-/*
- * Take dir for this process: lock "DIR.lock" beside it (waiting while
- * another holds it).  Returns the lock's descriptor or < 0.
- */
-int steprun_lock_dir(const char *dir);
-
-struct job_assignment;
+struct step_assignment;
 
 /* Where a worker keeps its checkouts, builds and step logs. */
 struct steprun_env {
@@ -390,7 +321,7 @@ struct steprun_env {
  * recipe, a missing commit) become an infra verdict with the reason as
  * its title; the return value is nonzero only when out of memory.
  */
-int steprun_assignment(struct session_step *st, const struct job_assignment *a,
+int steprun_assignment(struct step_result *st, const struct step_assignment *a,
 		       const struct steprun_env *env);
 
 #endif

@@ -8,7 +8,7 @@
 # times of the build, the packaging and the install test.
 PERSISTENT_CACHE=1
 . "$(dirname "$0")/../lib.sh"
-eval "$("$TOP/tests/fixtures/kernel-history" --import-only)"
+eval "$("$TOP/build/tests/fixtures/kernel-history" --import-only)"
 
 # a one-line patch, as a user's candidate fix would be
 git -C "$REPO" show "$GOOD:kernel/reboot.c" > "$SCRATCH/a.c"

@@ -4,7 +4,7 @@
 # with its modules in the initramfs.  Not part of make check.
 PERSISTENT_CACHE=1
 . "$(dirname "$0")/../lib.sh"
-eval "$("$TOP/tests/fixtures/kernel-history" --import-only)"
+eval "$("$TOP/build/tests/fixtures/kernel-history" --import-only)"
 expect_exit 0 "debian-cloud-amd64 builds and boots $GOOD" \
 	"$BISECTCTL" test --repo "$REPO" --commit "$GOOD" \
 	--recipe debian-cloud-amd64 --json "$SCRATCH/d.json" --out "$SCRATCH/d"

@@ -3,7 +3,7 @@
 # needs the block layer that tinyconfig leaves out), and bisectctl test
 # builds and boots one commit with the exit status of a bisect run command.
 . "$(dirname "$0")/kernel-case.sh"
-eval "$("$TOP/tests/fixtures/kernel-history" --kind oops --seed 1)"
+eval "$("$TOP/build/tests/fixtures/kernel-history" --kind oops --seed 1)"
 mkdir -p "$SCRATCH/r/fragments"
 cp "$TOP/recipes/fragments/tiny.config" "$SCRATCH/r/fragments/"
 {

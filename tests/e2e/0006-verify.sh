@@ -6,7 +6,7 @@
 # that are refused before anything is built.
 PERSISTENT_CACHE=1
 . "$(dirname "$0")/../lib.sh"
-eval "$("$TOP/tests/fixtures/kernel-history" --kind oops --seed 1)"
+eval "$("$TOP/build/tests/fixtures/kernel-history" --kind oops --seed 1)"
 verify() {
 	"$BISECTCTL" verify --repo "$REPO" --recipe tiny "$@"
 }

@@ -7,7 +7,7 @@ PERSISTENT_CACHE=1
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/daemon-lib.sh"
 
-eval "$("$TOP/tests/fixtures/kernel-history" --kind oops --seed 1)"
+eval "$("$TOP/build/tests/fixtures/kernel-history" --kind oops --seed 1)"
 make_tokens
 start_bisectd --lease 20
 start_worker kernel --recipes tiny --slot ''

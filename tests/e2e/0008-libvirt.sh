@@ -26,7 +26,7 @@ if [ -c /dev/kvm ] && [ "$(stat -c %a /dev/kvm)" = 600 ]; then
 	echo "# /dev/kvm: group kvm, mode 0660, as Debian's udev rule sets it"
 fi
 
-eval "$("$TOP/tests/fixtures/kernel-history" --kind oops --seed 1)"
+eval "$("$TOP/build/tests/fixtures/kernel-history" --kind oops --seed 1)"
 for rev in "$GOOD" "$CULPRIT"; do
 	short=$(echo "$rev" | cut -c1-12)
 	"$BISECTCTL" test --repo "$REPO" --commit "$rev" --recipe tiny \

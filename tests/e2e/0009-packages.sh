@@ -7,7 +7,7 @@ PERSISTENT_CACHE=1
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/daemon-lib.sh"
 
-eval "$("$TOP/tests/fixtures/kernel-history" --kind oops --seed 1)"
+eval "$("$TOP/build/tests/fixtures/kernel-history" --kind oops --seed 1)"
 git -C "$REPO" diff "$CULPRIT" "$CULPRIT~1" -- kernel/reboot.c > "$SCRATCH/revert.patch"
 out=$SCRATCH/build
 expect_exit 0 "build deb and rpm packages of the culprit with the revert" \
@@ -92,7 +92,7 @@ evil() { # evil NAME RECIPE-LINE: a patch adding a rule to kernel/Makefile
 # (outside /tmp, which is private in the sandbox: the cache's top)
 escaped=$BISECTD_CACHE/escaped.$$
 evil write "echo escaped > $escaped"
-"$TOP/tests/fixtures/hook-sink" "$SCRATCH/sink.port" "$SCRATCH" 0 &
+"$TOP/build/tests/fixtures/hook-sink" "$SCRATCH/sink.port" "$SCRATCH" 0 &
 sink=$!
 for _ in $(seq 50); do [ -s "$SCRATCH/sink.port" ] && break; sleep 0.1; done
 evil net "curl -s -m 5 -d leak http://127.0.0.1:$(cat "$SCRATCH/sink.port")/"

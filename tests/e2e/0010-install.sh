@@ -11,7 +11,7 @@ PERSISTENT_CACHE=1
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/daemon-lib.sh"
 
-eval "$("$TOP/tests/fixtures/kernel-history" --kind oops --seed 1)"
+eval "$("$TOP/build/tests/fixtures/kernel-history" --kind oops --seed 1)"
 git -C "$REPO" diff "$CULPRIT" "$CULPRIT~1" -- kernel/reboot.c > "$SCRATCH/revert.patch"
 mkdir -p "$SCRATCH/keys"
 openssl req -new -x509 -newkey rsa:2048 -nodes -days 30 \

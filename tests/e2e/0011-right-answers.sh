@@ -19,7 +19,7 @@
 PERSISTENT_CACHE=1
 . "$(dirname "$0")/../lib.sh"
 
-eval "$("$TOP/tests/fixtures/kernel-history" --kind suite --seed 1 --commits 256)"
+eval "$("$TOP/build/tests/fixtures/kernel-history" --kind suite --seed 1 --commits 256)"
 echo "# suite: good $GOOD, bad $BAD; other $OTHER..$OTHER_FIXED," \
 	"target $TARGET, noop $NOOP, flaky $FLAKY, merge $MERGE"
 for p in target flaky merge; do

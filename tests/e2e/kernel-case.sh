@@ -10,7 +10,7 @@ PERSISTENT_CACHE=1
 kernel_case() {
 	kind=$1 seed=$2 title=$3
 	shift 3
-	eval "$("$TOP/tests/fixtures/kernel-history" --kind "$kind" \
+	eval "$("$TOP/build/tests/fixtures/kernel-history" --kind "$kind" \
 		--seed "$seed" --commits "${COMMITS:-1000}")"
 	json=$SCRATCH/$kind.json
 	echo "# $kind: good $GOOD, bad $BAD, planted $CULPRIT"

@@ -15,6 +15,7 @@
 #include "job.h"
 #include "policy.h"
 #include "recipe.h"
+#include "step.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -56,13 +57,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 2: {
 		char verdict[8];
 
-		rc = job_result_check(body, len, verdict);
+		rc = step_result_check(body, len, verdict);
 		break;
 	}
 	case 3: {
-		struct job_assignment a;
+		struct step_assignment a;
 
-		rc = job_assignment_parse(&a, body, len);
+		rc = step_assignment_parse(&a, body, len);
 		if (rc == 0)
 			job_spec_release(&a.spec);
 		break;

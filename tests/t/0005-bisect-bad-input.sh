@@ -41,10 +41,10 @@ for cmd in bisect run test verify build config; do
 	check "prints $cmd's usage" grep -q "^usage: bisectctl $cmd " "$SCRATCH/out"
 done
 expect_exit 0 "bisectctl --help" "$BISECTCTL" --help
-expect_exit 0 "bisectd --help" "$TOP/bisectd/bisectd" --help
+expect_exit 0 "bisectd --help" "$TOP/build/bin/bisectd" --help
 check "prints bisectd's usage" grep -q "^usage: bisectd " "$SCRATCH/out"
-expect_exit 0 "bisect-worker --help" "$TOP/worker/bisect-worker" --help
+expect_exit 0 "bisect-worker --help" "$TOP/build/bin/bisect-worker" --help
 check "prints bisect-worker's usage" grep -q "^usage: bisect-worker " "$SCRATCH/out"
-expect_exit 2 "bisectd with an unknown option" "$TOP/bisectd/bisectd" --frobnicate
+expect_exit 2 "bisectd with an unknown option" "$TOP/build/bin/bisectd" --frobnicate
 check "nothing was written to the cache" [ ! -e "$BISECTD_CACHE" ]
 done_testing

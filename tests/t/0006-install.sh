@@ -34,18 +34,17 @@ kill "$dpid"
 wait "$dpid"
 check "the installed bisectd serves its web pages ($code) and stops on SIGTERM" \
 	'[ "$code" = 200 ] && grep -q "stopping" "$SCRATCH/bisectd.log"'
-# the staged copy looks next to itself (../recipes) and then in DATADIR;
-# BISECTD_RECIPES points it at the staged recipes
+# the staged copy looks in a source tree (../../recipes), in its own
+# installed tree (../share/bisectd/recipes), then in DATADIR
 repo=$SCRATCH/repo
 eval "$("$TOP/tests/fixtures/mkrepo.sh" "$repo" 2 20)"
 # (the recipe loads, then the test script is refused: nothing is built)
-BISECTD_RECIPES=$root/usr/share/bisectd/recipes expect_exit 2 \
-	"installed bisectctl reads the installed recipes" \
+expect_exit 2 "installed bisectctl reads the installed recipes" \
 	"$root/usr/bin/bisectctl" bisect --repo "$repo" --good "$GOOD" \
 	--bad "$BAD" --recipe tiny --test "$SCRATCH/none"
 one_line_error "test script '$SCRATCH/none' is not an executable file"
 expect_exit 2 "and says where it looked for an unknown one" \
 	"$root/usr/bin/bisectctl" bisect --repo "$repo" --good "$GOOD" \
 	--bad "$BAD" --recipe nosuch
-one_line_error "unknown recipe 'nosuch' (searched .*/usr/bin/../recipes:/usr/share/bisectd/recipes)"
+one_line_error "unknown recipe 'nosuch' (searched .*/usr/bin/../../recipes:.*/usr/bin/../share/bisectd/recipes:/usr/share/bisectd/recipes)"
 done_testing

@@ -24,6 +24,7 @@
 #include "recipe.h"
 #include "http.h"
 #include "remote.h"
+#include "cmdreport.h"
 #include "report.h"
 #include "digest.h"
 #include "embed.h"
@@ -634,7 +635,7 @@ struct bisect_ctx {
 };
 
 /* One kernel step of test or verify, in the command's output directory. */
-static int bisect_test(struct session_step *st, const struct gu_oid *commit,
+static int bisect_test(struct step_result *st, const struct gu_oid *commit,
 		       void *payload)
 {
 	struct bisect_ctx *c = payload;
@@ -654,7 +655,7 @@ static int bisect_test(struct session_step *st, const struct gu_oid *commit,
 	if (!dir)
 		return err_set(ERR_NOMEM, "out of memory");
 	spec.step_dir = dir;
-	rc = steprun_kernel(st, &spec);
+	rc = pipeline_step(st, &spec);
 	free(dir);
 	if (rc)
 		return rc;
@@ -669,18 +670,7 @@ static int bisect_test(struct session_step *st, const struct gu_oid *commit,
 
 static char *recipe_search_path(void)
 {
-	char exe[PATH_MAX], *slash;
-	const char *env = getenv("BISECTD_RECIPES");
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	if (n <= 0)
-		n = 0;
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0';
-	return util_fmt("%s%s%s/../recipes:%s/recipes", env ? env : "",
-			env ? ":" : "", exe, DATADIR);
+	return recipe_default_path();
 }
 
 static int load_recipe(struct recipe *r, const char *name)
@@ -852,7 +842,7 @@ static int lock_work_dir(struct bisect_ctx *ctx)
 {
 	int rc = util_mkdir_p(ctx->work_dir);
 
-	if (!rc && (ctx->lock = steprun_lock_dir(ctx->work_dir)) < 0)
+	if (!rc && (ctx->lock = util_lock_dir(ctx->work_dir)) < 0)
 		rc = ctx->lock;
 	return rc;
 }
@@ -998,7 +988,7 @@ out:
 }
 
 /* Print and save one step's result; the exit status for its verdict. */
-static int print_step(const struct session_step *st, const char *json_path,
+static int print_step(const struct step_result *st, const char *json_path,
 		      const char *out_dir)
 {
 	struct buf text;
@@ -1006,7 +996,7 @@ static int print_step(const struct session_step *st, const char *json_path,
 	int status;
 
 	buf_init(&text, 1 << 20);
-	if (report_step(&json, &text, st)) {
+	if (step_result_dump(&json, &text, st)) {
 		buf_release(&text);
 		return fail(ERR_NOMEM);
 	}
@@ -1065,7 +1055,7 @@ static int cmd_test(int argc, char **argv)
 	struct kernel_opts k = { .runs = 1 };
 	struct bisect_ctx ctx = { .lock = -1 };
 	struct recipe recipe = { 0 };
-	struct session_step st = { 0 };
+	struct step_result st = { 0 };
 	struct gu_repo *repo = NULL;
 	struct gu_oid oid;
 	char *out = NULL;
@@ -1111,7 +1101,7 @@ static int cmd_test(int argc, char **argv)
 fail:
 	status = fail(rc);
 out:
-	session_step_release(&st);
+	step_result_release(&st);
 	kernel_release(&ctx, &recipe);
 	gu_close(repo);
 	free(out);
@@ -1128,8 +1118,8 @@ static int patch_opt(int opt, const char *arg, void *payload)
 
 /* The answer of a fix check, and its exit status. */
 static int verify_verdict(char *reason, size_t size,
-			  const struct session_step *b,
-			  const struct session_step *p, const char **result)
+			  const struct step_result *b,
+			  const struct step_result *p, const char **result)
 {
 	if (b->verdict == VERDICT_INFRA || p->verdict == VERDICT_INFRA) {
 		*result = "inconclusive";
@@ -1188,7 +1178,7 @@ static int cmd_verify(int argc, char **argv)
 	struct kernel_opts k = { .runs = 1 };
 	struct bisect_ctx ctx = { .lock = -1 };
 	struct recipe recipe = { 0 };
-	struct session_step base = { 0 }, patched = { 0 };
+	struct step_result base = { 0 }, patched = { 0 };
 	struct patches p = { 0 };
 	struct gu_repo *repo = NULL;
 	struct gu_oid oid, poid;
@@ -1269,8 +1259,8 @@ fail:
 	status = fail(rc);
 out:
 	release_patches(&p);
-	session_step_release(&base);
-	session_step_release(&patched);
+	step_result_release(&base);
+	step_result_release(&patched);
 	kernel_release(&ctx, &recipe);
 	gu_close(repo);
 	buf_release(&text);

@@ -68,7 +68,7 @@ static void save_log(struct embed *e)
 }
 
 /* One line per step, as a person follows a bisection. */
-static void progress(struct embed *e, const struct session_step *st)
+static void progress(struct embed *e, const struct step_result *st)
 {
 	FILE *f = e->o->progress;
 	size_t initial = 0, left = 0;
@@ -107,8 +107,8 @@ static void *work(void *arg)
 	struct embed *e = w->e;
 
 	for (;;) {
-		struct job_assignment a;
-		struct session_step st;
+		struct step_assignment a;
+		struct step_result st;
 		struct steprun_env env = { .cache_dir = e->o->cache_dir,
 					   .recipe_path = e->o->recipe_path,
 					   .slot = w->slot,
@@ -136,7 +136,7 @@ static void *work(void *arg)
 			free(assignment);
 			return NULL;
 		}
-		rc = job_assignment_parse(&a, assignment, strlen(assignment));
+		rc = step_assignment_parse(&a, assignment, strlen(assignment));
 		free(assignment);
 		if (!rc)
 			dir = util_fmt("%s/steps/%02u-%.12s", e->o->out_dir,
@@ -150,7 +150,7 @@ static void *work(void *arg)
 		buf_init(&text, 1 << 20);
 		rc = steprun_assignment(&st, &a, &env);
 		if (!rc)
-			rc = report_step(&json, &text, &st);
+			rc = step_result_dump(&json, &text, &st);
 		buf_release(&text);
 		pthread_mutex_lock(&e->lock);
 		if (!rc)
@@ -166,7 +166,7 @@ static void *work(void *arg)
 		e->ended = job_ended(e);
 		pthread_cond_broadcast(&e->wake);
 		pthread_mutex_unlock(&e->lock);
-		session_step_release(&st);
+		step_result_release(&st);
 		job_spec_release(&a.spec);
 		free(json);
 		free(dir);

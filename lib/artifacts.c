@@ -9,10 +9,23 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "artifacts.h"
 #include "digest.h"
 #include "error.h"
 #include "util.h"
-#include "worker.h"
+
+void package_result_release(struct package_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nfiles; i++)
+		free(r->files[i]);
+	free(r->files);
+	free(r->release);
+	free(r->deb_version);
+	free(r->rpm_version);
+	memset(r, 0, sizeof(*r));
+}
 
 int artifacts_sums(const char *dir, const struct package_result *r)
 {

@@ -1,0 +1,125 @@
+/*
+ * The reports of bisectctl's verify and build commands.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
+#include "cmdreport.h"
+#include "digest.h"
+#include "error.h"
+#include "util.h"
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+int report_verify(char **json, struct buf *text, const struct verify_report *v)
+{
+	json_t *o = json_object(), *patches = json_array();
+	size_t i;
+
+	for (i = 0; i < v->npatches; i++)
+		json_array_append_new(patches, json_string(v->patches[i]));
+	json_object_set_new(o, "result", json_string(v->result));
+	json_object_set_new(o, "reason", json_string(v->reason));
+	json_object_set_new(o, "repo", json_string(v->repo_path));
+	json_object_set_new(o, "patches", patches);
+	json_object_set_new(o, "patched_commit", json_string(v->patched_hex));
+	json_object_set_new(o, "base", step_result_json(v->base));
+	json_object_set_new(o, "patched", step_result_json(v->patched));
+	*json = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (!*json)
+		return err_set(ERR_NOMEM, "out of memory");
+	buf_printf(text, "%s: %s\n\nwithout the patches:\n", v->result,
+		   v->reason);
+	step_result_text(text, v->base);
+	buf_puts(text, "\nwith the patches:\n");
+	step_result_text(text, v->patched);
+	for (i = 0; i < v->npatches; i++)
+		buf_printf(text, "patch: %s\n", v->patches[i]);
+	return 0;
+}
+
+int report_build(char **json, struct buf *text, const struct build_report *b)
+{
+	json_t *o = json_object(), *pk = json_array(), *pa = json_array();
+	const struct package_result *r = b->packages;
+	size_t i;
+
+	for (i = 0; i < b->npatches; i++)
+		json_array_append_new(pa, json_string(b->patches[i]));
+	for (i = 0; r && i < r->nfiles; i++) {
+		char *path = util_fmt("%s/%s", b->packages_dir, r->files[i]);
+		char sum[65] = "";
+		struct stat st;
+
+		if (path && !stat(path, &st) && !digest_file_hex(sum, path))
+			json_array_append_new(
+				pk, json_pack("{s:s, s:I, s:s}", "name",
+					      r->files[i], "size",
+					      (json_int_t)st.st_size, "sha256",
+					      sum));
+		free(path);
+	}
+	json_object_set_new(o, "result", json_string(b->result));
+	json_object_set_new(o, "id", json_string(b->id));
+	json_object_set_new(o, "repo", json_string(b->repo_path));
+	json_object_set_new(o, "base", json_string(b->base_hex));
+	json_object_set_new(o, "patched_commit", json_string(b->patched_hex));
+	json_object_set_new(o, "patches", pa);
+	json_object_set_new(o, "recipe", json_string(b->recipe));
+	json_object_set_new(o, "release", str_or_null(r ? r->release : NULL));
+	json_object_set_new(o, "deb_version",
+			    str_or_null(r ? r->deb_version : NULL));
+	json_object_set_new(o, "rpm_version",
+			    str_or_null(r ? r->rpm_version : NULL));
+	json_object_set_new(o, "packages", pk);
+	json_object_set_new(o, "package_seconds",
+			    json_real(r ? r->seconds : 0));
+	json_object_set_new(o, "smoke", step_result_json(b->smoke));
+	if (b->install)
+		json_object_set_new(
+			o, "install",
+			json_pack("{s:s, s:s, s:o, s:f, s:f}", "verdict",
+				  verdict_name(b->install->verdict), "title",
+				  b->install->title, "uname",
+				  str_or_null(b->install->uname), "seconds",
+				  b->install->seconds, "boot_seconds",
+				  b->install->boot_s));
+	json_object_set_new(o, "out_dir", json_string(b->out_dir));
+	*json = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (!*json)
+		return err_set(ERR_NOMEM, "out of memory");
+	buf_printf(text, "%s: kernel %s (id %s)\n", b->result,
+		   r && r->release ? r->release : "-", b->id);
+	if (*b->smoke->title)
+		buf_printf(text, "smoke test: %s: %s\n",
+			   verdict_name(b->smoke->verdict), b->smoke->title);
+	else
+		buf_printf(text, "smoke test: %s\n",
+			   verdict_name(b->smoke->verdict));
+	if (b->install && b->install->verdict == VERDICT_GOOD)
+		buf_printf(text,
+			   "install test: good: dpkg -i into Debian 12, booted "
+			   "from its disk: uname -r %s (%.0f s)\n",
+			   b->install->uname, b->install->seconds);
+	else if (b->install)
+		buf_printf(text, "install test: %s: %s\n",
+			   verdict_name(b->install->verdict),
+			   b->install->title);
+	for (i = 0; r && i < r->nfiles; i++)
+		buf_printf(text, "  %s/%s\n", b->packages_dir, r->files[i]);
+	if (r && r->nfiles)
+		buf_printf(text,
+			   "  %s/SHA256SUMS\n  %s/index.html (install "
+			   "and Secure Boot notes)\n",
+			   b->packages_dir, b->packages_dir);
+	buf_printf(text, "output: %s\n", b->out_dir);
+	return 0;
+}

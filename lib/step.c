@@ -1,0 +1,330 @@
+/*
+ * The step's one JSON codec: assignments to workers and their results.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "error.h"
+#include "step.h"
+
+/* "v" of a wire form: absent is taken as this version's. */
+static int version_ok(json_t *o, const char *what)
+{
+	json_t *v = json_object_get(o, "v");
+
+	if (!v)
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) != STEP_WIRE_VERSION)
+		return err_set(
+			ERR_INPUT,
+			"%s of wire version %.16s%lld; this program "
+			"speaks version %d",
+			what, json_is_integer(v) ? "" : "(not a number) ",
+			json_is_integer(v) ? (long long)json_integer_value(v)
+					   : 0LL,
+			STEP_WIRE_VERSION);
+	json_object_del(o, "v");
+	return 0;
+}
+
+static json_t *load(const char *body, size_t len, const char *what)
+{
+	json_error_t e;
+	json_t *o = json_loadb(body, len, JSON_REJECT_DUPLICATES, &e);
+
+	if (!o)
+		err_set(ERR_INPUT,
+			"malformed JSON in the %s at line %d "
+			"column %d: %s",
+			what, e.line, e.column, e.text);
+	else if (!json_is_object(o)) {
+		json_decref(o);
+		o = NULL;
+		err_set(ERR_INPUT, "the %s is not a JSON object", what);
+	}
+	return o;
+}
+
+char *step_assignment_dump(const struct step_assignment *a)
+{
+	char *spec = job_spec_dump(&a->spec), *s;
+	json_t *o = json_object(), *sp;
+
+	sp = spec ? json_loads(spec, 0, NULL) : NULL;
+	free(spec);
+	if (!o || !sp) {
+		json_decref(o);
+		json_decref(sp);
+		return NULL;
+	}
+	json_object_set_new(o, "v", json_integer(STEP_WIRE_VERSION));
+	json_object_set_new(o, "lease", json_string(a->lease));
+	json_object_set_new(o, "step", json_integer(a->step));
+	json_object_set_new(o, "job", json_integer(a->job));
+	json_object_set_new(o, "commit", json_string(a->commit));
+	json_object_set_new(o, "role", json_string(a->role));
+	json_object_set_new(o, "lease_seconds", json_real(a->lease_seconds));
+	json_object_set_new(o, "spec", sp);
+	s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(o);
+	return s;
+}
+
+int step_assignment_parse(struct step_assignment *out, const char *body,
+			  size_t len)
+{
+	json_t *o, *spec;
+	const char *lease, *commit, *role;
+	json_int_t step, job;
+	double lease_s;
+	json_error_t e;
+	char *text;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!(o = load(body, len, "assignment")))
+		return ERR_INPUT;
+	if ((rc = version_ok(o, "an assignment"))) {
+		json_decref(o);
+		return rc;
+	}
+	if (json_unpack_ex(o, &e, JSON_STRICT,
+			   "{s:s, s:I, s:I, s:s, s:s, s:F, s:o}", "lease",
+			   &lease, "step", &step, "job", &job, "commit",
+			   &commit, "role", &role, "lease_seconds", &lease_s,
+			   "spec", &spec)) {
+		json_decref(o);
+		return err_set(ERR_INPUT, "bad assignment: %s", e.text);
+	}
+	snprintf(out->lease, sizeof(out->lease), "%s", lease);
+	snprintf(out->commit, sizeof(out->commit), "%s", commit);
+	snprintf(out->role, sizeof(out->role), "%s", role);
+	out->step = step;
+	out->job = job;
+	out->lease_seconds = lease_s;
+	text = json_is_object(spec) ? json_dumps(spec, JSON_COMPACT) : NULL;
+	json_decref(o);
+	rc = text ? job_spec_parse(&out->spec, text, strlen(text))
+		  : err_set(ERR_INPUT, "bad assignment spec");
+	free(text);
+	return rc;
+}
+
+void step_result_release(struct step_result *st)
+{
+	free(st->title);
+	free(st->excerpt);
+	free(st->console_log);
+	free(st->build_log);
+	free(st->log);
+	free(st->config_path);
+	free(st->config_notes);
+	free(st->run_results);
+	st->title = st->excerpt = st->console_log = st->build_log = NULL;
+	st->log = st->config_path = st->config_notes = NULL;
+	st->run_results = NULL;
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+json_t *step_result_json(const struct step_result *st)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "v", json_integer(STEP_WIRE_VERSION));
+	json_object_set_new(o, "commit", json_string(st->hex));
+	json_object_set_new(o, "verdict",
+			    json_string(verdict_name(st->verdict)));
+	json_object_set_new(o, "role", json_string(st->role));
+	json_object_set_new(o, "seconds", json_real(st->seconds));
+	json_object_set_new(o, "title", json_string(st->title));
+	json_object_set_new(o, "excerpt", json_string(st->excerpt));
+	json_object_set_new(o, "candidates",
+			    json_integer((json_int_t)st->candidates));
+	if (st->exit_code >= 0)
+		json_object_set_new(o, "exit_code",
+				    json_integer(st->exit_code));
+	if (st->runs) {
+		json_object_set_new(o, "checkout_seconds",
+				    json_real(st->checkout_s));
+		json_object_set_new(o, "config_seconds",
+				    json_real(st->config_s));
+		json_object_set_new(o, "build_seconds", json_real(st->build_s));
+		json_object_set_new(o, "boot_seconds", json_real(st->boot_s));
+		json_object_set_new(o, "runs", json_integer(st->runs));
+		json_object_set_new(o, "runs_failed",
+				    json_integer(st->runs_failed));
+	}
+	json_object_set_new(o, "console_log", str_or_null(st->console_log));
+	json_object_set_new(o, "build_log", str_or_null(st->build_log));
+	json_object_set_new(o, "log", str_or_null(st->log));
+	if (st->config_path)
+		json_object_set_new(o, "config", json_string(st->config_path));
+	if (st->accel)
+		json_object_set_new(o, "accel", json_string(st->accel));
+	if (st->cached)
+		json_object_set_new(o, "cached", json_true());
+	if (st->build_cached)
+		json_object_set_new(o, "build_cached", json_true());
+	if (*st->image_sha256)
+		json_object_set_new(o, "image_sha256",
+				    json_string(st->image_sha256));
+	if (st->run_results) {
+		json_t *r = json_loads(st->run_results, 0, NULL);
+
+		if (json_is_array(r))
+			json_object_set_new(o, "run_results", r);
+		else
+			json_decref(r);
+	}
+	if (st->abort)
+		json_object_set_new(o, "abort", json_true());
+	if (st->worker)
+		json_object_set_new(o, "worker", json_integer(st->worker));
+	if (st->round)
+		json_object_set_new(o, "round", json_integer(st->round));
+	if (st->config_notes && *st->config_notes)
+		json_object_set_new(o, "config_notes",
+				    json_string(st->config_notes));
+	return o;
+}
+
+void step_result_text(struct buf *text, const struct step_result *st)
+{
+	buf_printf(text, "%s %s%s%s\n", st->hex, verdict_name(st->verdict),
+		   *st->title ? ": " : "", st->title);
+	if (st->build_cached)
+		buf_printf(text,
+			   "kernel from the cache, boot %.1f s (%d run(s), "
+			   "%d failed)\n",
+			   st->boot_s, st->runs, st->runs_failed);
+	else
+		buf_printf(text,
+			   "checkout %.1f s, config %.1f s, build %.1f s, "
+			   "boot %.1f s (%d run(s), %d failed)\n",
+			   st->checkout_s, st->config_s, st->build_s,
+			   st->boot_s, st->runs, st->runs_failed);
+	if (*st->image_sha256)
+		buf_printf(text, "image sha256: %s\n", st->image_sha256);
+	if (st->build_log)
+		buf_printf(text, "build log: %s\n", st->build_log);
+	if (st->console_log)
+		buf_printf(text, "console:   %s\n", st->console_log);
+	if (*st->excerpt)
+		buf_printf(text, "\n%s", st->excerpt);
+}
+
+int step_result_dump(char **json, struct buf *text,
+		     const struct step_result *st)
+{
+	json_t *o = step_result_json(st);
+
+	*json = o ? json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+	json_decref(o);
+	if (!*json)
+		return err_set(ERR_NOMEM, "out of memory");
+	if (text)
+		step_result_text(text, st);
+	return 0;
+}
+
+static char *dup_field(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	return json_is_string(v) ? strdup(json_string_value(v)) : NULL;
+}
+
+static double real_field(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	return json_is_number(v) ? json_number_value(v) : 0;
+}
+
+int step_result_parse(struct step_result *st, const char *json)
+{
+	json_t *o = load(json, strlen(json), "step result"), *v;
+	char *accel;
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	st->exit_code = -1;
+	if (!o)
+		return ERR_INPUT;
+	if ((rc = version_ok(o, "a step result"))) {
+		json_decref(o);
+		return rc;
+	}
+	v = json_object_get(o, "verdict");
+	st->verdict = json_is_string(v) ? verdict_parse(json_string_value(v))
+					: VERDICT_NONE;
+	st->title = dup_field(o, "title");
+	st->excerpt = dup_field(o, "excerpt");
+	st->seconds = real_field(o, "seconds");
+	st->checkout_s = real_field(o, "checkout_seconds");
+	st->config_s = real_field(o, "config_seconds");
+	st->build_s = real_field(o, "build_seconds");
+	st->boot_s = real_field(o, "boot_seconds");
+	if (json_is_integer(v = json_object_get(o, "exit_code")))
+		st->exit_code = (int)json_integer_value(v);
+	st->runs = (int)real_field(o, "runs");
+	st->runs_failed = (int)real_field(o, "runs_failed");
+	st->console_log = dup_field(o, "console_log");
+	st->build_log = dup_field(o, "build_log");
+	st->log = dup_field(o, "log");
+	st->config_path = dup_field(o, "config");
+	st->config_notes = dup_field(o, "config_notes");
+	st->abort = json_is_true(json_object_get(o, "abort"));
+	st->cached = json_is_true(json_object_get(o, "cached"));
+	st->build_cached = json_is_true(json_object_get(o, "build_cached"));
+	v = json_object_get(o, "run_results");
+	if (json_is_array(v))
+		st->run_results = json_dumps(v, JSON_COMPACT);
+	v = json_object_get(o, "image_sha256");
+	if (json_is_string(v) && strlen(json_string_value(v)) == 64)
+		memcpy(st->image_sha256, json_string_value(v), 65);
+	accel = dup_field(o, "accel");
+	st->accel = !accel ? NULL : !strcmp(accel, "kvm") ? "kvm" : "tcg";
+	free(accel);
+	json_decref(o);
+	if (!st->title)
+		st->title = strdup("");
+	if (!st->excerpt)
+		st->excerpt = strdup("");
+	return 0;
+}
+
+int step_result_check(const char *body, size_t len, char verdict[8])
+{
+	json_t *o = load(body, len, "step result"), *v, *t;
+	enum verdict vd;
+	int rc;
+
+	if (!o)
+		return ERR_INPUT;
+	if ((rc = version_ok(o, "a step result"))) {
+		json_decref(o);
+		return rc;
+	}
+	v = json_object_get(o, "verdict");
+	t = json_object_get(o, "title");
+	vd = json_is_string(v) ? verdict_parse(json_string_value(v))
+			       : VERDICT_NONE;
+	if (vd == VERDICT_NONE)
+		rc = err_set(ERR_INPUT, "field 'verdict' must be good, bad, "
+					"skip or infra");
+	else if (t && !json_is_string(t))
+		rc = err_set(ERR_INPUT, "field 'title' must be a string");
+	else
+		snprintf(verdict, 8, "%s", verdict_name(vd));
+	json_decref(o);
+	return rc;
+}

@@ -1,0 +1,87 @@
+/*
+ * The step: the unit that the coordinator, the workers and bisectctl
+ * exchange.  An assignment (which commit to test for which job, under
+ * which lease) goes to a worker; a result (the verdict and its evidence)
+ * comes back.  This file has their one JSON codec; both wire forms carry
+ * "v": STEP_WIRE_VERSION, and a form of another version is refused with
+ * ERR_INPUT naming both.
+ */
+#ifndef BISECTD_STEP_H
+#define BISECTD_STEP_H
+
+#include <stddef.h>
+
+#include "buf.h"
+#include "gitutil.h"
+#include "job.h"
+#include "verdict.h"
+
+#define STEP_WIRE_VERSION 1
+
+/* What a worker gets for one step. */
+struct step_assignment {
+	char lease[33];
+	long long step, job;
+	char commit[41];
+	char role[16];
+	struct job_spec spec; /* repo, recipe, command, test, runs */
+	double lease_seconds;
+};
+
+char *step_assignment_dump(const struct step_assignment *a);
+int step_assignment_parse(struct step_assignment *out, const char *body,
+			  size_t len);
+
+/*
+ * What one test of one commit found, as bisection steps, reports and
+ * the coordinator see it.
+ */
+struct step_result {
+	char hex[GU_HEXSZ + 1];
+	enum verdict verdict;
+	char *title;   /* crash title, build error, "" */
+	char *excerpt; /* evidence lines, "" */
+	double seconds, checkout_s, config_s, build_s, boot_s;
+	int exit_code; /* generic mode; -1 otherwise */
+	int runs, runs_failed;
+	char *console_log, *build_log, *log; /* paths or NULL */
+	char *config_path;		     /* the .config used, or NULL */
+	char *config_notes;
+	const char *accel; /* "kvm", "tcg" or NULL; static */
+	const char *role;  /* "bisect", "endpoint", "merge-base", "replay" */
+	size_t candidates; /* candidates left before this step */
+	int cached;	   /* the verdict came from the result cache */
+	int abort;	   /* infra that must stop the bisection at once */
+	long long id;	   /* the coordinator's step id, or 0 */
+	long long worker;  /* the coordinator's worker that ran it, or 0 */
+	int round;	   /* the scheduler's round it was queued in, or 0 */
+	int build_cached;  /* the image came from the kernel cache */
+	char image_sha256[65]; /* of the booted kernel image, or "" */
+	char *run_results; /* each run's verdict and title (JSON), or NULL */
+};
+
+/* Free what a step owns (its strings), not the step itself. */
+void step_result_release(struct step_result *st);
+
+/* A result as JSON (indented; the caller frees it), and as a few lines
+ * of text for a person appended to text (may be NULL). */
+int step_result_dump(char **json, struct buf *text,
+		     const struct step_result *st);
+/* The text alone. */
+void step_result_text(struct buf *text, const struct step_result *st);
+
+/* The other way: a result from its JSON (a worker's, or a stored one). */
+int step_result_parse(struct step_result *st, const char *json);
+
+/*
+ * Check a result that a worker sent: an object of this wire version with
+ * a known verdict and a string title; the verdict is copied out.
+ */
+int step_result_check(const char *body, size_t len, char verdict[8]);
+
+/* A result as a JSON object (jansson's), for a report that holds steps;
+ * NULL when out of memory. */
+struct json_t;
+struct json_t *step_result_json(const struct step_result *st);
+
+#endif

@@ -1,0 +1,290 @@
+/*
+ * The scheduler alone: its decisions driven through its own calls, with
+ * the store in memory (SQLite's ":memory:") and no HTTP.  Which step
+ * goes to which worker, k-ary rounds, a bisection to its culprit, lease
+ * expiry and cancellation.  The repository is tests/fixtures/mkrepo.sh's.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "error.h"
+#include "gitutil.h"
+#include "scheduler.h"
+#include "step.h"
+#include "store.h"
+#include "util.h"
+
+static char top[64], repo[96], good[41], bad[41], culprit[41];
+
+static int setup_repo(void **state)
+{
+	char *cmd;
+	FILE *f;
+	char line[128];
+
+	(void)state;
+	if (gu_init())
+		return -1;
+	snprintf(top, sizeof(top), "/tmp/test-sched-XXXXXX");
+	if (!mkdtemp(top))
+		return -1;
+	snprintf(repo, sizeof(repo), "%s/repo", top);
+	cmd = util_fmt("tests/fixtures/mkrepo.sh %s 5 40 2> /dev/null", repo);
+	f = cmd ? popen(cmd, "r") : NULL;
+	free(cmd);
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, "GOOD=%40s", good);
+		sscanf(line, "BAD=%40s", bad);
+		sscanf(line, "CULPRIT=%40s", culprit);
+	}
+	return pclose(f) == 0 && *good && *bad && *culprit ? 0 : -1;
+}
+
+static int teardown_repo(void **state)
+{
+	(void)state;
+	util_remove_tree(top);
+	return 0;
+}
+
+struct fixture {
+	struct store *store;
+	struct sched *s;
+};
+
+static void open_sched(struct fixture *fx, double lease_s, int workers)
+{
+	struct sched_opts o = { .state_dir = top,
+				.recipe_path = "recipes",
+				.lease_s = lease_s,
+				.max_attempts = 3,
+				.workers = workers,
+				.live_window = 600 };
+
+	assert_int_equal(store_open(&fx->store, ":memory:"), 0);
+	assert_int_equal(sched_open(&fx->s, fx->store, &o), 0);
+}
+
+static void close_sched(struct fixture *fx)
+{
+	sched_close(fx->s);
+	store_close(fx->store);
+}
+
+static long long worker(struct fixture *fx, const char *caps)
+{
+	long long id = 0;
+
+	assert_int_equal(sched_register(fx->s, caps, strlen(caps), &id), 0);
+	return id;
+}
+
+static long long submit(struct fixture *fx, const char *extra)
+{
+	char *body = util_fmt("{\"type\":\"bisect\",\"repo\":\"%s\","
+			      "\"bad\":\"%s\",\"good\":[\"%s\"],"
+			      "\"command\":\"test ! -e regression\"%s}",
+			      repo, bad, good, extra);
+	long long id = 0;
+
+	assert_non_null(body);
+	if (sched_submit(fx->s, body, strlen(body), NULL, 0, &id))
+		fail_msg("submit refused: %s", err_last());
+	free(body);
+	return id;
+}
+
+/* The worker's next assignment, or 0 when there is none for it. */
+static int poll(struct fixture *fx, long long w, struct step_assignment *a)
+{
+	char *json = NULL;
+	int rc = sched_poll(fx->s, w, &json);
+
+	if (rc == ERR_NOTFOUND)
+		return 0;
+	assert_int_equal(rc, 0);
+	assert_int_equal(step_assignment_parse(a, json, strlen(json)), 0);
+	free(json);
+	return 1;
+}
+
+/* What the command would say at a commit: bad from the culprit on. */
+static const char *verdict_at(const char *hex)
+{
+	struct gu_repo *r;
+	struct gu_oid c, x;
+	int anc;
+
+	assert_int_equal(gu_open(&r, repo), 0);
+	gu_oid_parse(&c, culprit);
+	gu_oid_parse(&x, hex);
+	anc = gu_is_ancestor(r, &c, &x);
+	gu_close(r);
+	assert_true(anc >= 0);
+	return anc ? "bad" : "good";
+}
+
+static int answer(struct fixture *fx, const struct step_assignment *a)
+{
+	char *body = util_fmt("{\"v\":1,\"commit\":\"%s\",\"verdict\":\"%s\","
+			      "\"title\":\"\"}",
+			      a->commit, verdict_at(a->commit));
+	int rc = sched_result(fx->s, a->lease, body, strlen(body));
+
+	free(body);
+	return rc;
+}
+
+static void job(struct fixture *fx, long long id, struct store_job *j)
+{
+	assert_int_equal(store_job_get(fx->store, id, j), 0);
+}
+
+static void test_sched__steps_go_to_workers_that_can_run_them(void **state)
+{
+	struct fixture fx;
+	struct step_assignment a;
+	long long kernel, run, net, id;
+
+	(void)state;
+	open_sched(&fx, 60, 1);
+	kernel = worker(&fx, "{\"name\":\"k\",\"recipes\":[\"tiny\"]}");
+	run = worker(&fx, "{\"name\":\"r\",\"run\":true}");
+	net = worker(&fx, "{\"name\":\"n\",\"run\":true,\"network\":true}");
+	id = submit(&fx, ",\"network\":true");
+	assert_int_equal(poll(&fx, kernel, &a), 0);
+	assert_int_equal(poll(&fx, run, &a), 0);
+	assert_int_equal(poll(&fx, net, &a), 1);
+	assert_int_equal(a.job, id);
+	assert_int_equal(a.spec.network, 1);
+	job_spec_release(&a.spec);
+	close_sched(&fx);
+}
+
+static void test_sched__rounds_then_the_culprit(void **state)
+{
+	struct fixture fx;
+	struct step_assignment a[3];
+	struct store_job j;
+	long long w[3], id;
+	int round, i, got, rounds = 0;
+
+	(void)state;
+	open_sched(&fx, 60, 0);
+	for (i = 0; i < 3; i++) {
+		char *caps = util_fmt("{\"name\":\"w%d\",\"run\":true}", i);
+
+		w[i] = worker(&fx, caps);
+		free(caps);
+	}
+	id = submit(&fx, "");
+	for (round = 0; round < 40; round++) {
+		for (got = 0, i = 0; i < 3; i++)
+			got += poll(&fx, w[i], &a[got]);
+		if (!got)
+			break;
+		rounds++;
+		/* three live workers: a round tests three commits at once,
+		 * each a different one, while there are that many */
+		if (round == 0) {
+			assert_int_equal(got, 3);
+			assert_string_not_equal(a[0].commit, a[1].commit);
+			assert_string_not_equal(a[1].commit, a[2].commit);
+			assert_string_not_equal(a[0].commit, a[2].commit);
+		}
+		/* the first answer is taken; it may make the others'
+		 * probes irrelevant, and their leases cancelled */
+		for (i = 0; i < got; i++) {
+			int rc = answer(&fx, &a[i]);
+
+			if (i == 0 || rc != ERR_NOTFOUND)
+				assert_int_equal(rc, 0);
+			job_spec_release(&a[i].spec);
+		}
+		assert_int_equal(sched_tick_all(fx.s), 0);
+	}
+	job(&fx, id, &j);
+	assert_int_equal(j.state, JOB_DONE);
+	assert_string_equal(j.result, "found");
+	assert_string_equal(j.culprit, culprit);
+	/* 4-ary search of 40-odd candidates: far fewer rounds than git's
+	 * one commit at a time */
+	assert_true(rounds <= 5);
+	store_job_release(&j);
+	close_sched(&fx);
+}
+
+static void test_sched__an_expired_lease_is_given_again(void **state)
+{
+	struct fixture fx;
+	struct step_assignment a, b;
+	long long w, v;
+
+	(void)state;
+	open_sched(&fx, 0.2, 1);
+	w = worker(&fx, "{\"name\":\"w\",\"run\":true}");
+	v = worker(&fx, "{\"name\":\"v\",\"run\":true}");
+	submit(&fx, "");
+	assert_int_equal(poll(&fx, w, &a), 1);
+	assert_int_equal(poll(&fx, v, &b), 0); /* one step at a time */
+	usleep(400 * 1000);		       /* twice the lease */
+	assert_int_equal(sched_tick_all(fx.s), 0);
+	assert_int_equal(sched_heartbeat(fx.s, a.lease), ERR_NOTFOUND);
+	assert_int_equal(answer(&fx, &a), ERR_NOTFOUND);
+	assert_int_equal(poll(&fx, v, &b), 1);
+	assert_string_equal(b.commit, a.commit);
+	assert_string_not_equal(b.lease, a.lease);
+	assert_int_equal(answer(&fx, &b), 0);
+	job_spec_release(&a.spec);
+	job_spec_release(&b.spec);
+	close_sched(&fx);
+}
+
+static void test_sched__cancel_ends_leases_and_steps(void **state)
+{
+	struct fixture fx;
+	struct step_assignment a;
+	struct store_job j;
+	long long w, id;
+
+	(void)state;
+	open_sched(&fx, 60, 1);
+	w = worker(&fx, "{\"name\":\"w\",\"run\":true}");
+	id = submit(&fx, "");
+	assert_int_equal(poll(&fx, w, &a), 1);
+	assert_int_equal(sched_cancel(fx.s, id), 0);
+	assert_int_equal(sched_heartbeat(fx.s, a.lease), ERR_NOTFOUND);
+	assert_int_equal(answer(&fx, &a), ERR_NOTFOUND);
+	job_spec_release(&a.spec);
+	assert_int_equal(poll(&fx, w, &a), 0);
+	assert_int_equal(sched_cancel(fx.s, id), ERR_INPUT);
+	assert_int_equal(sched_cancel(fx.s, id + 100), ERR_NOTFOUND);
+	job(&fx, id, &j);
+	assert_int_equal(j.state, JOB_CANCELLED);
+	store_job_release(&j);
+	close_sched(&fx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(
+			test_sched__steps_go_to_workers_that_can_run_them),
+		cmocka_unit_test(test_sched__rounds_then_the_culprit),
+		cmocka_unit_test(test_sched__an_expired_lease_is_given_again),
+		cmocka_unit_test(test_sched__cancel_ends_leases_and_steps),
+	};
+
+	return cmocka_run_group_tests(tests, setup_repo, teardown_repo);
+}

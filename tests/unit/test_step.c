@@ -1,0 +1,114 @@
+/*
+ * Unit tests of the step's wire forms: an assignment and a result go
+ * through their codec unchanged, carry the wire version, and a form of
+ * another version is refused, saying which.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "error.h"
+#include "step.h"
+
+static void test_step__assignment_round_trip(void **state)
+{
+	static const char spec[] = "{\"type\":\"test\",\"repo\":\"/r\","
+				   "\"commit\":\"c\",\"command\":\"true\"}";
+	struct step_assignment a = { .step = 7, .job = 3, .lease_seconds = 60 },
+			       b;
+	char *s;
+
+	(void)state;
+	snprintf(a.lease, sizeof(a.lease), "L1");
+	snprintf(a.commit, sizeof(a.commit), "%040d", 1);
+	snprintf(a.role, sizeof(a.role), "bisect");
+	assert_int_equal(job_spec_parse(&a.spec, spec, strlen(spec)), 0);
+	s = step_assignment_dump(&a);
+	assert_non_null(s);
+	assert_non_null(strstr(s, "\"v\":1"));
+	assert_int_equal(step_assignment_parse(&b, s, strlen(s)), 0);
+	assert_int_equal(b.step, 7);
+	assert_int_equal(b.job, 3);
+	assert_string_equal(b.lease, "L1");
+	assert_string_equal(b.commit, a.commit);
+	assert_string_equal(b.spec.command, "true");
+	free(s);
+	job_spec_release(&a.spec);
+	job_spec_release(&b.spec);
+}
+
+static void test_step__result_round_trip(void **state)
+{
+	char title[] = "BUG: kernel NULL pointer dereference in foo",
+	     excerpt[] = "";
+	struct step_result r = { .verdict = VERDICT_BAD,
+				 .title = title,
+				 .excerpt = excerpt,
+				 .exit_code = -1,
+				 .runs = 3,
+				 .runs_failed = 2,
+				 .role = "bisect",
+				 .build_cached = 1 },
+			   back;
+	char *json, verdict[8];
+
+	(void)state;
+	snprintf(r.hex, sizeof(r.hex), "%040d", 2);
+	assert_int_equal(step_result_dump(&json, NULL, &r), 0);
+	assert_non_null(strstr(json, "\"v\": 1"));
+	assert_int_equal(step_result_check(json, strlen(json), verdict), 0);
+	assert_string_equal(verdict, "bad");
+	assert_int_equal(step_result_parse(&back, json), 0);
+	assert_int_equal(back.verdict, VERDICT_BAD);
+	assert_string_equal(back.title, r.title);
+	assert_int_equal(back.runs, 3);
+	assert_int_equal(back.runs_failed, 2);
+	assert_int_equal(back.build_cached, 1);
+	step_result_release(&back);
+	free(json);
+}
+
+static void test_step__other_versions_refused(void **state)
+{
+	static const char result[] = "{\"v\":2,\"verdict\":\"good\"}";
+	static const char assignment[] =
+		"{\"v\":2,\"lease\":\"L\",\"step\":1,\"job\":1,\"commit\":"
+		"\"c\","
+		"\"role\":\"bisect\",\"lease_seconds\":60,\"spec\":{}}";
+	static const char unversioned[] = "{\"verdict\":\"good\"}";
+	struct step_assignment a;
+	struct step_result r;
+	char verdict[8];
+
+	(void)state;
+	assert_int_equal(step_result_check(result, strlen(result), verdict),
+			 ERR_INPUT);
+	assert_non_null(strstr(err_last(), "version 2"));
+	assert_non_null(strstr(err_last(), "speaks version 1"));
+	assert_int_equal(step_result_parse(&r, result), ERR_INPUT);
+	assert_int_equal(
+		step_assignment_parse(&a, assignment, strlen(assignment)),
+		ERR_INPUT);
+	assert_non_null(strstr(err_last(), "an assignment"));
+	/* a form without "v" is this version's */
+	assert_int_equal(
+		step_result_check(unversioned, strlen(unversioned), verdict),
+		0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_step__assignment_round_trip),
+		cmocka_unit_test(test_step__result_round_trip),
+		cmocka_unit_test(test_step__other_versions_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
