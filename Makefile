@@ -94,7 +94,7 @@ $(B)/%.o: %.c
 		-c -o $@ $<
 
 # the mains have DATADIR compiled in: rebuild them when PREFIX changes
-$(call obj,$(MAINS)) $(B)/lib/recipe.o: $(B)/.datadir
+$(call obj,$(MAINS)): $(B)/.datadir
 $(B)/.datadir: FORCE
 	@mkdir -p $(B)
 	@echo '$(DATADIR)' | cmp -s - $@ || echo '$(DATADIR)' > $@
@@ -227,6 +227,6 @@ clean:
 
 FORCE:
 
-.SECONDARY:
-.PHONY: all deps check check-inverted check-asan fuzz check-distro demo bench install format-check clean clean-objs
+.PRECIOUS: $(B)/%.o
+.PHONY: FORCE all deps check check-inverted check-asan fuzz check-distro demo bench install format-check clean clean-objs
 -include $(shell find $(B) -name '*.d' 2> /dev/null)

@@ -243,7 +243,7 @@ static void default_state(struct config *c)
 
 static void default_recipes(struct config *c)
 {
-	char *path = recipe_default_path();
+	char *path = recipe_default_path(DATADIR);
 
 	snprintf(c->recipes, sizeof(c->recipes), "%s",
 		 path ? path : DATADIR "/recipes");

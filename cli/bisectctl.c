@@ -670,7 +670,7 @@ static int bisect_test(struct step_result *st, const struct gu_oid *commit,
 
 static char *recipe_search_path(void)
 {
-	return recipe_default_path();
+	return recipe_default_path(DATADIR);
 }
 
 static int load_recipe(struct recipe *r, const char *name)
@@ -1339,6 +1339,183 @@ static int build_opt(int opt, const char *arg, void *payload)
 	return 0;
 }
 
+/* build --server: the request for bisectd's build job. */
+static int build_remote(const struct common *c, const struct kernel_opts *k,
+			const struct build_opts *b)
+{
+	struct job_spec spec;
+	size_t i;
+	int rc, status;
+
+	if (!k->recipe)
+		return usage_error("build needs --recipe NAME");
+	rc = remote_spec(&spec, "build", c, k);
+	snprintf(spec.type, sizeof(spec.type), "build");
+	spec.check_endpoints = 0;
+	if (b->source) {
+		/* bisectd imports the Debian source itself */
+		free(spec.repo);
+		spec.repo = NULL;
+		spec.source = strdup(b->source);
+	} else
+		spec.commit = strdup(b->commit ? b->commit : "HEAD");
+	for (i = 0; i < b->p.n; i++) {
+		const char *base = strrchr(b->p.names[i], '/');
+
+		spec.patch_names[i] = strdup(base ? base + 1 : b->p.names[i]);
+		spec.patch_texts[i] = strdup(b->p.texts[i]);
+	}
+	spec.npatches = b->p.n;
+	spec.deb = b->deb;
+	spec.rpm = b->rpm;
+	spec.dbg = b->dbg;
+	spec.install_test = b->install;
+	status = rc ? fail(rc)
+		    : remote_run(server, token, &spec, c->json, stderr);
+	job_spec_release(&spec);
+	return status;
+}
+
+/* The build's options against what this machine has; ERR_INPUT. */
+static int build_check(const struct build_opts *b)
+{
+	if (!b->deb && !b->rpm)
+		return err_set(ERR_INPUT,
+			       "no package format: --format deb,rpm");
+	if (!b->no_sandbox && !util_in_path("bwrap"))
+		return err_set(ERR_INPUT,
+			       "builds of patches run in a bubblewrap sandbox: "
+			       "install bubblewrap, or pass --no-sandbox");
+	if (!b->sign_key != !b->sign_cert)
+		return err_set(ERR_INPUT, "signing needs both --sign-key and "
+					  "--sign-cert");
+	if (b->sign_key && !util_in_path("sbsign"))
+		return err_set(ERR_INPUT, "signing needs sbsign (package "
+					  "sbsigntool)");
+	if (b->sign_key) {
+		/* the build must not read the key: hide its directory */
+		char *dir = realpath(b->sign_key, NULL), *slash;
+
+		if (dir && (slash = strrchr(dir, '/')) && slash != dir) {
+			*slash = '\0';
+			sandbox_hide(dir);
+		}
+		free(dir);
+	}
+	if (b->install) {
+		int rc = install_check(b->deb, b->rpm);
+
+		if (rc)
+			return rc;
+	}
+	if (b->source && b->commit)
+		return err_set(ERR_INPUT, "--source VERSION or --commit REV, "
+					  "not both");
+	return 0;
+}
+
+/*
+ * The base of the build (Debian's source imported into the cache once,
+ * or a commit of --repo), the work directory taken, and the patches
+ * checked to apply before anything is written.
+ */
+static int build_base(struct bisect_ctx *ctx, struct recipe *recipe,
+		      const struct kernel_opts *k, const struct common *c,
+		      const struct build_opts *b, struct gu_repo **repo,
+		      struct gu_oid *oid, char **cache)
+{
+	int rc;
+
+	if (b->source) {
+		*cache = util_cache_dir();
+		rc = *cache ? srcimport_debian(repo, oid, *cache, b->source)
+			    : err_set(ERR_NOMEM, "out of memory");
+		if (!rc)
+			rc = kernel_setup(ctx, recipe, k, *repo);
+		if (!rc)
+			rc = lock_work_dir(ctx);
+	} else {
+		rc = setup_one_commit(ctx, recipe, k, c->repo_path,
+				      b->commit ? b->commit : "HEAD", repo,
+				      oid);
+	}
+	if (!rc && b->p.n) {
+		char *src = util_fmt("%s/src", ctx->work_dir);
+		struct gu_oid poid;
+
+		rc = src ? util_mkdir_p(src)
+			 : err_set(ERR_NOMEM, "out of memory");
+		if (!rc)
+			rc = gu_apply_patches(&poid, *repo, src, oid,
+					      b->p.names,
+					      (const char *const *)b->p.texts,
+					      b->p.lens, b->p.n);
+		free(src);
+	}
+	if (!rc && !*cache && !(*cache = util_cache_dir()))
+		rc = err_set(ERR_NOMEM, "out of memory");
+	return rc;
+}
+
+/*
+ * The build's report (stdout, OUT/build.json, --json) and its exit
+ * status: 0 built and booted (and installed), 1 it did not build, 4 it
+ * did not boot or install, EXIT_INFRA the machine failed.
+ */
+static int build_finish(const struct buildjob_result *r, const struct common *c,
+			const struct build_opts *b, const char *recipe,
+			const char *out)
+{
+	struct build_report br = {
+		.result = buildjob_outcome(r),
+		.id = r->id,
+		.repo_path = c->repo_path,
+		.base_hex = r->base_hex,
+		.patched_hex = r->patched_hex,
+		.patches = b->p.names,
+		.npatches = b->p.n,
+		.recipe = recipe,
+		.packages = r->built ? &r->packages : NULL,
+		.packages_dir = r->pkgdir,
+		.smoke = &r->smoke,
+		.install = r->installed ? &r->install : NULL,
+		.out_dir = out,
+	};
+	struct buf text;
+	char *json = NULL, *path;
+
+	buf_init(&text, 1 << 20);
+	if (report_build(&json, &text, &br)) {
+		buf_release(&text);
+		return fail(ERR_NOMEM);
+	}
+	fputs(buf_str(&text), stdout);
+	buf_release(&text);
+	path = util_fmt("%s/build.json", out);
+	if (path)
+		util_write_atomic(path, json, strlen(json));
+	free(path);
+	if (c->json && util_write_atomic(c->json, json, strlen(json)))
+		fprintf(stderr, "bisectctl: %s\n", err_last());
+	free(json);
+	if (!r->built)
+		fprintf(stderr, "bisectctl: %s: %s\n",
+			r->smoke.verdict == VERDICT_INFRA
+				? "infrastructure failure"
+				: "the patched tree did not build",
+			r->smoke.title);
+	else if (r->installed && r->install.verdict != VERDICT_GOOD)
+		fprintf(stderr, "bisectctl: install test: %s\n",
+			r->install.title);
+	if (!r->built)
+		return r->smoke.verdict == VERDICT_INFRA ? EXIT_INFRA : 1;
+	if (r->smoke.verdict != VERDICT_GOOD)
+		return 4;
+	if (r->installed && r->install.verdict == VERDICT_INFRA)
+		return EXIT_INFRA;
+	return r->installed && r->install.verdict != VERDICT_GOOD ? 4 : 0;
+}
+
 static int cmd_build(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1363,115 +1540,25 @@ static int cmd_build(int argc, char **argv)
 	struct bisect_ctx ctx = { .lock = -1 };
 	struct recipe recipe = { 0 };
 	struct buildjob_result r = { 0 };
-	struct build_report br = { 0 };
 	struct gu_repo *repo = NULL;
 	struct gu_oid oid;
-	struct buf text;
-	char *out = NULL, *json = NULL, *path = NULL, *cache = NULL;
-	int rc = 0, status;
+	char *out = NULL, *cache = NULL;
+	int rc, status;
 
-	buf_init(&text, 1 << 20);
 	status = parse_kernel_args(argc, argv, opts, &c, &k, build_opt, &b,
 				   "build");
 	if (status)
 		goto done;
 	if (server) {
-		struct job_spec spec;
-		size_t i;
-
-		if (!k.recipe) {
-			status = usage_error("build needs --recipe NAME");
-			goto done;
-		}
-		rc = remote_spec(&spec, "build", &c, &k);
-		snprintf(spec.type, sizeof(spec.type), "build");
-		spec.check_endpoints = 0;
-		if (b.source) {
-			/* bisectd imports the Debian source itself */
-			free(spec.repo);
-			spec.repo = NULL;
-			spec.source = strdup(b.source);
-		} else
-			spec.commit = strdup(b.commit ? b.commit : "HEAD");
-		for (i = 0; i < b.p.n; i++) {
-			const char *base = strrchr(b.p.names[i], '/');
-
-			spec.patch_names[i] =
-				strdup(base ? base + 1 : b.p.names[i]);
-			spec.patch_texts[i] = strdup(b.p.texts[i]);
-		}
-		spec.npatches = b.p.n;
-		spec.deb = b.deb;
-		spec.rpm = b.rpm;
-		spec.dbg = b.dbg;
-		spec.install_test = b.install;
-		status = rc ? fail(rc)
-			    : remote_run(server, token, &spec, c.json, stderr);
-		job_spec_release(&spec);
+		status = build_remote(&c, &k, &b);
 		goto done;
 	}
-	if (!b.deb && !b.rpm)
-		rc = err_set(ERR_INPUT, "no package format: --format deb,rpm");
-	if (!rc && !b.no_sandbox && !util_in_path("bwrap"))
-		rc = err_set(ERR_INPUT,
-			     "builds of patches run in a bubblewrap sandbox: "
-			     "install bubblewrap, or pass --no-sandbox");
-	if (!rc && !b.sign_key != !b.sign_cert)
-		rc = err_set(ERR_INPUT, "signing needs both --sign-key and "
-					"--sign-cert");
-	if (!rc && b.sign_key && !util_in_path("sbsign"))
-		rc = err_set(ERR_INPUT, "signing needs sbsign (package "
-					"sbsigntool)");
-	if (!rc && b.sign_key) {
-		/* the build must not read the key: hide its directory */
-		char *dir = realpath(b.sign_key, NULL), *slash;
-
-		if (dir && (slash = strrchr(dir, '/')) && slash != dir) {
-			*slash = '\0';
-			sandbox_hide(dir);
-		}
-		free(dir);
-	}
-	if (!rc && b.install)
-		rc = install_check(b.deb, b.rpm);
-	if (!rc && b.source && b.commit)
-		rc = err_set(ERR_INPUT, "--source VERSION or --commit REV, not "
-					"both");
-	if (!rc && b.source) {
-		/* Debian's source package, imported into the cache once */
-		cache = util_cache_dir();
-		rc = cache ? srcimport_debian(&repo, &oid, cache, b.source)
-			   : err_set(ERR_NOMEM, "out of memory");
-		if (!rc)
-			rc = kernel_setup(&ctx, &recipe, &k, repo);
-		if (!rc)
-			rc = lock_work_dir(&ctx);
-	} else if (!rc) {
-		rc = setup_one_commit(&ctx, &recipe, &k, c.repo_path,
-				      b.commit ? b.commit : "HEAD", &repo,
-				      &oid);
-	}
-	if (!rc && b.p.n) {
-		/* a patch that does not apply is bad input: check before
-		 * anything is written */
-		char *src = util_fmt("%s/src", ctx.work_dir);
-		struct gu_oid poid;
-
-		rc = src ? util_mkdir_p(src)
-			 : err_set(ERR_NOMEM, "out of memory");
-		if (!rc)
-			rc = gu_apply_patches(&poid, repo, src, &oid, b.p.names,
-					      (const char *const *)b.p.texts,
-					      b.p.lens, b.p.n);
-		free(src);
-	}
+	rc = build_check(&b);
+	if (!rc)
+		rc = build_base(&ctx, &recipe, &k, &c, &b, &repo, &oid, &cache);
 	if (!rc && !(out = make_out_dir(c.out)))
 		rc = ERR_INFRA;
-	if (!rc && !cache && !(cache = util_cache_dir()))
-		rc = err_set(ERR_NOMEM, "out of memory");
-	if (rc)
-		goto fail;
-	{
+	if (!rc) {
 		struct buildjob_spec bs = {
 			.repo = repo,
 			.base = oid,
@@ -1505,60 +1592,12 @@ static int cmd_build(int argc, char **argv)
 			out);
 		rc = buildjob_run(&r, &bs);
 	}
-	if (rc)
-		goto fail;
-	br.result = buildjob_outcome(&r);
-	br.id = r.id;
-	br.repo_path = c.repo_path;
-	br.base_hex = r.base_hex;
-	br.patched_hex = r.patched_hex;
-	br.patches = b.p.names;
-	br.npatches = b.p.n;
-	br.recipe = recipe.name;
-	br.packages = r.built ? &r.packages : NULL;
-	br.packages_dir = r.pkgdir;
-	br.smoke = &r.smoke;
-	br.install = r.installed ? &r.install : NULL;
-	br.out_dir = out;
-	if (report_build(&json, &text, &br)) {
-		status = fail(ERR_NOMEM);
-		goto done;
-	}
-	fputs(buf_str(&text), stdout);
-	path = util_fmt("%s/build.json", out);
-	if (path)
-		util_write_atomic(path, json, strlen(json));
-	if (c.json && util_write_atomic(c.json, json, strlen(json)))
-		fprintf(stderr, "bisectctl: %s\n", err_last());
-	if (!r.built)
-		fprintf(stderr, "bisectctl: %s: %s\n",
-			r.smoke.verdict == VERDICT_INFRA
-				? "infrastructure failure"
-				: "the patched tree did not build",
-			r.smoke.title);
-	else if (r.installed && r.install.verdict != VERDICT_GOOD)
-		fprintf(stderr, "bisectctl: install test: %s\n",
-			r.install.title);
-	if (!r.built)
-		status = r.smoke.verdict == VERDICT_INFRA ? EXIT_INFRA : 1;
-	else if (r.smoke.verdict != VERDICT_GOOD)
-		status = 4;
-	else if (r.installed && r.install.verdict == VERDICT_INFRA)
-		status = EXIT_INFRA;
-	else
-		status = r.installed && r.install.verdict != VERDICT_GOOD ? 4
-									  : 0;
-	goto done;
-fail:
-	status = fail(rc);
+	status = rc ? fail(rc) : build_finish(&r, &c, &b, recipe.name, out);
 done:
 	release_patches(&b.p);
 	buildjob_release(&r);
 	kernel_release(&ctx, &recipe);
 	gu_close(repo);
-	buf_release(&text);
-	free(json);
-	free(path);
 	free(out);
 	free(cache);
 	return status;

@@ -15,10 +15,6 @@
 #include "recipe.h"
 #include "util.h"
 
-#ifndef DATADIR /* (the fuzzer's build) */
-#define DATADIR "/usr/local/share/bisectd"
-#endif
-
 enum key_type { K_STR, K_PATH, K_INT, K_BOOL, K_FRAGMENT, K_FAIL };
 
 struct key {
@@ -351,14 +347,14 @@ int recipe_find(char *out, size_t size, const char *name,
 		       search_path);
 }
 
-char *recipe_default_path(void)
+char *recipe_default_path(const char *datadir)
 {
 	const char *env = getenv("BISECTD_RECIPES");
 	char *tree = util_exe_sibling("../../recipes"),
 	     *copy = util_exe_sibling("../share/bisectd/recipes"), *path;
 
 	path = tree && copy ? util_fmt("%s%s%s:%s:%s/recipes", env ? env : "",
-				       env ? ":" : "", tree, copy, DATADIR)
+				       env ? ":" : "", tree, copy, datadir)
 			    : NULL;
 	free(tree);
 	free(copy);

@@ -63,9 +63,10 @@ int recipe_name_ok(const char *name);
  * Where recipes are looked for by default: $BISECTD_RECIPES (when set),
  * the source tree's recipes/ (the program run from build/bin), an
  * installed tree wherever it was copied (BIN/../share/bisectd/recipes),
- * and DATADIR/recipes.  Caller frees; NULL when out of memory.
+ * and datadir/recipes (the program's DATADIR).  Caller frees; NULL when
+ * out of memory.
  */
-char *recipe_default_path(void);
+char *recipe_default_path(const char *datadir);
 
 /* The kernel command line of a boot: the recipe's, and ours.  Caller
  * frees; NULL when out of memory. */

@@ -400,7 +400,7 @@ out:
 
 static void default_recipe_path(struct wopts *o)
 {
-	char *path = recipe_default_path();
+	char *path = recipe_default_path(DATADIR);
 
 	snprintf(o->recipe_path, sizeof(o->recipe_path), "%s",
 		 path ? path : DATADIR "/recipes");
@@ -509,6 +509,130 @@ static int usage(int asked)
 	return asked ? 0 : 2;
 }
 
+/*
+ * The options against each other and this machine; the sandbox told what
+ * to hide.  0, or the exit status having said why.
+ */
+static int check_options(struct wopts *o, const char *command_user,
+			 const char *token_file)
+{
+	if (o->allow_network && !o->allow_commands) {
+		say("--allow-network is for commands (--allow-commands)");
+		return 2;
+	}
+	if (geteuid() == 0 &&
+	    user_ids(command_user, &o->command_uid, &o->command_gid))
+		return 2;
+	if (geteuid() != 0 && o->allow_commands)
+		say("not root: commands run as nobody in a user namespace, "
+		    "which is this user outside it and can read its files");
+	if (token_file) {
+		/* a build's sandbox could read it (its nobody is root) */
+		char *real = realpath(token_file, NULL);
+
+		if (real)
+			sandbox_hide_file(real);
+		free(real);
+	}
+	if (!o->sign_key != !o->sign_cert) {
+		say("signing needs both --sign-key and --sign-cert");
+		return 2;
+	}
+	if (o->sign_key) {
+		char *dir = realpath(o->sign_key, NULL), *slash;
+
+		if (!dir) {
+			say("cannot read the key '%s'", o->sign_key);
+			return 2;
+		}
+		if ((slash = strrchr(dir, '/')) && slash != dir) {
+			*slash = '\0';
+			sandbox_hide(dir); /* builds must not read it */
+		}
+		free(dir);
+	}
+	if (strncmp(o->server, "http://", 7) &&
+	    strncmp(o->server, "https://", 8)) {
+		say("--server must be an http:// or https:// URL");
+		return 2;
+	}
+	default_recipe_path(o);
+	if (o->allow_commands && !proc_pids_root())
+		say("no pids cgroup to write here: commands run without "
+		    "the --command-procs limit");
+	if (getenv("BISECTD_LIBVIRT_URI")) {
+		struct buf notes;
+
+		buf_init(&notes, 4096);
+		boot_libvirt_check(getenv("BISECTD_LIBVIRT_URI"), &notes);
+		if (notes.len)
+			fputs(buf_str(&notes), stderr);
+		buf_release(&notes);
+	}
+	return 0;
+}
+
+/* Register, then poll for steps and run them until told to stop. */
+static int serve(struct wopts *o)
+{
+	struct sigaction sa;
+	struct buf out;
+	char *poll_path = NULL;
+	long long id;
+	double backoff = 1;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	buf_init(&out, 1 << 20);
+again:
+	id = register_worker(o);
+	if (id < 0) {
+		buf_release(&out);
+		return stopping ? 0 : 2;
+	}
+	say("registered as worker %lld (%s) with %s", id, o->name, o->server);
+	free(poll_path);
+	poll_path = util_fmt("workers/%lld/poll?wait=25", id);
+	while (!stopping) {
+		struct step_assignment a;
+		long status = 0;
+
+		if (call(o, "POST", poll_path, "", &status, &out, 40)) {
+			say("poll: %s; retrying in %.0f s", err_last(),
+			    backoff);
+			nap(backoff);
+			backoff = backoff < 30 ? backoff * 2 : 30;
+			continue;
+		}
+		backoff = 1;
+		if (status == 204)
+			continue;
+		if (status == 404)
+			goto again; /* the coordinator forgot us: register */
+		if (status != 200) {
+			say("poll: HTTP %ld: %s", status, buf_str(&out));
+			if (status == 401)
+				break;
+			nap(1);
+			continue;
+		}
+		if (step_assignment_parse(&a, out.ptr, out.len)) {
+			say("bad assignment: %s", err_last());
+			continue;
+		}
+		run_step(o, &a);
+		job_spec_release(&a.spec);
+		if (o->once)
+			break;
+	}
+	free(poll_path);
+	buf_release(&out);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -539,13 +663,9 @@ int main(int argc, char **argv)
 			   .command_procs = 256,
 			   .command_output_mb = 1024 };
 	double v;
-	struct sigaction sa;
-	struct buf out;
-	char host[64] = "worker", *poll_path = NULL, token[256], *env;
+	char host[64] = "worker", token[256], *env;
 	const char *command_user = "nobody", *token_file = NULL;
-	long long id;
-	double backoff = 1;
-	int opt;
+	int opt, status;
 
 	gethostname(host, sizeof(host) - 1);
 	snprintf(o.name, sizeof(o.name), "%.40s-%d", host, (int)getpid());
@@ -638,113 +758,15 @@ int main(int argc, char **argv)
 	}
 	if (!o.server || !o.token || !*o.token || optind < argc)
 		return usage(0);
-	if (o.allow_network && !o.allow_commands) {
-		say("--allow-network is for commands (--allow-commands)");
-		return 2;
-	}
-	if (geteuid() == 0 &&
-	    user_ids(command_user, &o.command_uid, &o.command_gid))
-		return 2;
-	if (geteuid() != 0 && o.allow_commands)
-		say("not root: commands run as nobody in a user namespace, "
-		    "which is this user outside it and can read its files");
-	if (token_file) {
-		/* a build's sandbox could read it (its nobody is root) */
-		char *real = realpath(token_file, NULL);
-
-		if (real)
-			sandbox_hide_file(real);
-		free(real);
-	}
-	if (!o.sign_key != !o.sign_cert) {
-		say("signing needs both --sign-key and --sign-cert");
-		return 2;
-	}
-	if (o.sign_key) {
-		char *dir = realpath(o.sign_key, NULL), *slash;
-
-		if (!dir) {
-			say("cannot read the key '%s'", o.sign_key);
-			return 2;
-		}
-		if ((slash = strrchr(dir, '/')) && slash != dir) {
-			*slash = '\0';
-			sandbox_hide(dir); /* builds must not read it */
-		}
-		free(dir);
-	}
-	if (strncmp(o.server, "http://", 7) &&
-	    strncmp(o.server, "https://", 8)) {
-		say("--server must be an http:// or https:// URL");
-		return 2;
-	}
-	default_recipe_path(&o);
-	if (o.allow_commands && !proc_pids_root())
-		say("no pids cgroup to write here: commands run without "
-		    "the --command-procs limit");
-	if (getenv("BISECTD_LIBVIRT_URI")) {
-		struct buf notes;
-
-		buf_init(&notes, 4096);
-		boot_libvirt_check(getenv("BISECTD_LIBVIRT_URI"), &notes);
-		if (notes.len)
-			fputs(buf_str(&notes), stderr);
-		buf_release(&notes);
-	}
+	status = check_options(&o, command_user, token_file);
+	if (status)
+		return status;
 	o.cache = util_cache_dir();
 	if (!o.cache || http_global_init()) {
 		say("%s", err_last());
 		return 3;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	buf_init(&out, 1 << 20);
-again:
-	id = register_worker(&o);
-	if (id < 0) {
-		buf_release(&out);
-		return stopping ? 0 : 2;
-	}
-	say("registered as worker %lld (%s) with %s", id, o.name, o.server);
-	free(poll_path);
-	poll_path = util_fmt("workers/%lld/poll?wait=25", id);
-	while (!stopping) {
-		struct step_assignment a;
-		long status = 0;
-
-		if (call(&o, "POST", poll_path, "", &status, &out, 40)) {
-			say("poll: %s; retrying in %.0f s", err_last(),
-			    backoff);
-			nap(backoff);
-			backoff = backoff < 30 ? backoff * 2 : 30;
-			continue;
-		}
-		backoff = 1;
-		if (status == 204)
-			continue;
-		if (status == 404)
-			goto again; /* the coordinator forgot us: register */
-		if (status != 200) {
-			say("poll: HTTP %ld: %s", status, buf_str(&out));
-			if (status == 401)
-				break;
-			nap(1);
-			continue;
-		}
-		if (step_assignment_parse(&a, out.ptr, out.len)) {
-			say("bad assignment: %s", err_last());
-			continue;
-		}
-		run_step(&o, &a);
-		job_spec_release(&a.spec);
-		if (o.once)
-			break;
-	}
-	free(poll_path);
-	buf_release(&out);
+	status = serve(&o);
 	free(o.cache);
-	return 0;
+	return status;
 }
