@@ -51,7 +51,9 @@
 #include "srcimport.h"
 #include "step.h"
 #include "util.h"
-#include "worker.h"
+#include "boot.h"
+#include "sandbox.h"
+#include "steprun.h"
 
 #ifndef DATADIR
 #define DATADIR "/usr/local/share/bisectd"

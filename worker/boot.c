@@ -21,7 +21,7 @@
 
 #include "error.h"
 #include "util.h"
-#include "worker.h"
+#include "boot.h"
 
 #define PROBE_TIMEOUT 10
 #define MAX_ARGS 64

@@ -39,7 +39,7 @@
 
 #include "error.h"
 #include "util.h"
-#include "worker.h"
+#include "boot.h"
 
 struct reader {
 	virStreamPtr st;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "worker.h"
+#include "build.h"
 
 static const char *const needles[] = {
 	": error: ",		    /* gcc, clang */

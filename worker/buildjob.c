@@ -20,7 +20,10 @@
 #include "digest.h"
 #include "error.h"
 #include "util.h"
-#include "worker.h"
+#include "buildjob.h"
+#include "installtest.h"
+#include "package.h"
+#include "pipeline.h"
 
 void buildjob_release(struct buildjob_result *r)
 {

@@ -18,7 +18,7 @@
 #include "buf.h"
 #include "error.h"
 #include "util.h"
-#include "worker.h"
+#include "initramfs.h"
 
 static const char *const busybox_paths[] = {
 	"/bin/busybox",

@@ -38,7 +38,8 @@
 #include "classify.h"
 #include "error.h"
 #include "util.h"
-#include "worker.h"
+#include "boot.h"
+#include "installtest.h"
 
 #define ROOTFS_NAME "debian-12-amd64"
 #define DEFAULT_MIRROR "http://deb.debian.org/debian"

@@ -17,7 +17,8 @@
 #include "debpkg.h"
 #include "error.h"
 #include "util.h"
-#include "worker.h"
+#include "kconfig.h"
+#include "sandbox.h"
 
 static int read_data(struct archive *a, struct buf *out, const char *path)
 {

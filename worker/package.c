@@ -30,7 +30,8 @@
 
 #include "error.h"
 #include "util.h"
-#include "worker.h"
+#include "package.h"
+#include "pipeline.h"
 
 static int add_file(struct package_result *r, const char *name)
 {

@@ -36,7 +36,13 @@
 #include "job.h"
 #include "kcache.h"
 #include "util.h"
-#include "worker.h"
+#include "boot.h"
+#include "build.h"
+#include "initramfs.h"
+#include "kcache.h"
+#include "kconfig.h"
+#include "pipeline.h"
+#include "sandbox.h"
 
 struct live {
 	const char *what;

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "util.h"
-#include "worker.h"
+#include "sandbox.h"
 
 /* Directories the sandbox hides (a signing key's), beyond the homes,
  * and files (the worker's token file) */

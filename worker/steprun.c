@@ -17,7 +17,11 @@
 #include "recipe.h"
 #include "srcimport.h"
 #include "util.h"
-#include "worker.h"
+#include "buildjob.h"
+#include "installtest.h"
+#include "pipeline.h"
+#include "sandbox.h"
+#include "steprun.h"
 
 char *steprun_repo_key(struct gu_repo *repo)
 {

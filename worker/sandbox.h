@@ -1,0 +1,45 @@
+/*
+ * The bubblewrap sandboxes of builds and of commands from the network
+ * (sandbox.c).
+ */
+#ifndef BISECTD_WORKER_SANDBOX_H
+#define BISECTD_WORKER_SANDBOX_H
+
+#include <stddef.h>
+
+/*
+ * The sandbox's command words (bwrap and its options, ending in "--")
+ * for a build that may write only in work_dir and ccache's directory:
+ * put them before the command.  At most SANDBOX_WORDS.  Not reentrant.
+ */
+#define SANDBOX_WORDS 208
+size_t sandbox_argv(const char **argv, const char *work_dir);
+/* Who a command from the network runs as (uid 0: a worker that is not
+ * root, whose sandbox user is nobody in a user namespace, its own uid
+ * outside), and whether it has the network (the host's; else a loopback
+ * of its own). */
+struct sandbox_user {
+	unsigned uid, gid;
+	int network;
+};
+/*
+ * The same for a command from the network: no ccache to write to, and an
+ * environment of its own (PATH, HOME=/tmp, LANG=C.UTF-8 and each
+ * "NAME=value" of env), nothing of the worker's; repo_dir (the git
+ * directory whose objects the work tree borrows) readable.  It runs as
+ * user's real uid and gid (setpriv), without capabilities, groups or a
+ * user namespace: the worker's files are not its own.
+ */
+size_t sandbox_command_argv(const char **argv, const char *work_dir,
+			    const char *repo_dir, const char *const *env,
+			    const struct sandbox_user *user);
+/* Hide dir (a signing key's) from every later sandbox; up to 4. */
+void sandbox_hide(const char *dir);
+/*
+ * Hide file (the worker's token file) in every later sandbox: a device
+ * node that it may not open is bound over it; up to 2.  A build's user,
+ * nobody in a user namespace, is root outside it, and could read it.
+ */
+void sandbox_hide_file(const char *path);
+
+#endif
