@@ -1655,10 +1655,138 @@ static int finish_bisect(struct plan *p, struct engine *e, enum engine_state st,
 	return rc;
 }
 
+/* Running probes that the engine no longer needs are cancelled; the
+ * others are busy[] (up to 256). */
+static void keep_useful_probes(struct plan *p, struct engine *e, uint32_t *busy,
+			       size_t *nbusy)
+{
+	size_t i;
+
+	for (i = 0; i < p->nsteps; i++) {
+		struct store_step *sp = &p->steps[i];
+		struct gu_oid oid;
+		long idx;
+
+		if ((sp->state != STEP_QUEUED && sp->state != STEP_LEASED) ||
+		    check_role(sp->role))
+			continue;
+		gu_oid_parse(&oid, sp->hex);
+		idx = gu_graph_find(&p->jc->graph, &oid);
+		if (idx < 0 || !engine_is_candidate(e, (uint32_t)idx) ||
+		    *nbusy == 256) {
+			store_step_cancel(p->s->store, sp->id);
+			sp->state = STEP_CANCELLED;
+			p->active--;
+			continue;
+		}
+		busy[(*nbusy)++] = (uint32_t)idx;
+	}
+}
+
+/*
+ * A candidate with one infra verdict is tested again (and is busy); a
+ * second one, or one that must abort, ends the job.  1 when it ended,
+ * 0, or an error.
+ */
+static int retry_infra(struct plan *p, struct engine *e, uint32_t *busy,
+		       size_t *nbusy)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < p->jc->graph.n; i++) {
+		char hex[GU_HEXSZ + 1];
+		struct cstat cs;
+
+		if (!engine_is_candidate(e, (uint32_t)i))
+			continue;
+		gu_oid_hex(hex, &p->jc->graph.oids[i]);
+		commit_status(p, hex, &cs);
+		if (cs.verdict != VERDICT_NONE || !cs.infra)
+			continue;
+		if (cs.infra >= 2 || cs.abort) {
+			rc = end_infra(p, hex, &cs);
+			return rc < 0 ? rc : 1;
+		}
+		if (!cs.pending && p->active < p->slots && *nbusy < 256) {
+			rc = enqueue(p, hex, "bisect",
+				     (long long)engine_candidate_count(e));
+			if (rc < 0)
+				return rc;
+			busy[(*nbusy)++] = (uint32_t)i;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The engine's next probes for the free slots, chosen with the busy ones.
+ * 1 when a verdict came from the cache (the candidates changed: plan
+ * again), 0, or an error.
+ */
+static int enqueue_more(struct plan *p, struct engine *e, enum engine_state st,
+			const uint32_t *busy, size_t nbusy)
+{
+	uint32_t more[256];
+	size_t k, i,
+		free_slots = p->slots > p->active
+				     ? (size_t)(p->slots - p->active)
+				     : 0;
+	int rc, hit = 0;
+
+	if (free_slots > 256 - nbusy)
+		free_slots = 256 - nbusy;
+	k = engine_next_more(e, busy, nbusy, more, free_slots);
+	for (i = 0; i < k; i++) {
+		char hex[GU_HEXSZ + 1];
+
+		gu_oid_hex(hex, &p->jc->graph.oids[more[i]]);
+		rc = enqueue(p, hex, st == ENGINE_VERIFY ? "verify" : "bisect",
+			     (long long)engine_candidate_count(e));
+		if (rc < 0)
+			return rc;
+		hit |= rc > 0;
+	}
+	return hit;
+}
+
+/* One decision: the job ends (verified, or not), or probes are queued.
+ * 1 to decide again (a cached verdict came in), 0, or an error. */
+static int plan_round(struct plan *p)
+{
+	struct engine *e = make_engine(p);
+	uint32_t pick = 0, busy[256];
+	size_t nbusy = 0;
+	enum engine_state st;
+	int rc;
+
+	if (!e)
+		return ERR_NOMEM;
+	st = engine_next(e, &pick);
+	if (st != ENGINE_TEST && st != ENGINE_VERIFY) {
+		struct verification v;
+
+		rc = st == ENGINE_FOUND ? verify_culprit(p, e, pick, &v)
+					: (memset(&v, 0, sizeof(v)), 1);
+		if (rc > 0)
+			rc = finish_bisect(p, e, st, pick, &v);
+		engine_free(e);
+		return rc < 0 ? rc : 0;
+	}
+	keep_useful_probes(p, e, busy, &nbusy);
+	rc = retry_infra(p, e, busy, &nbusy);
+	if (rc == 0)
+		rc = enqueue_more(p, e, st, busy, nbusy);
+	else if (rc > 0)
+		rc = 0; /* the job ended */
+	engine_free(e);
+	return rc;
+}
+
 static int plan_bisect(struct plan *p)
 {
 	char goods[JOB_MAX_GOODS * 2][GU_HEXSZ + 1];
-	size_t ngoods, i;
+	size_t ngoods;
 	int rc;
 
 	find_target(p);
@@ -1677,98 +1805,9 @@ static int plan_bisect(struct plan *p)
 	if ((rc = store_job_set_candidates(p->s->store, p->jc->id,
 					   (long long)p->jc->graph.n)))
 		return rc;
-	for (;;) {
-		struct engine *e = make_engine(p);
-		uint32_t pick = 0, busy[256], more[256];
-		size_t nbusy = 0, k, free_slots;
-		enum engine_state st;
-		int hit = 0;
-
-		if (!e)
-			return ERR_NOMEM;
-		st = engine_next(e, &pick);
-		if (st != ENGINE_TEST && st != ENGINE_VERIFY) {
-			struct verification v;
-
-			rc = st == ENGINE_FOUND ? verify_culprit(p, e, pick, &v)
-						: (memset(&v, 0, sizeof(v)), 1);
-			if (rc > 0)
-				rc = finish_bisect(p, e, st, pick, &v);
-			engine_free(e);
-			return rc < 0 ? rc : 0;
-		}
-		/* running probes: keep the useful ones, cancel the rest */
-		for (i = 0; i < p->nsteps; i++) {
-			struct store_step *sp = &p->steps[i];
-			struct gu_oid oid;
-			long idx;
-
-			if ((sp->state != STEP_QUEUED &&
-			     sp->state != STEP_LEASED) ||
-			    check_role(sp->role))
-				continue;
-			gu_oid_parse(&oid, sp->hex);
-			idx = gu_graph_find(&p->jc->graph, &oid);
-			if (idx < 0 || !engine_is_candidate(e, (uint32_t)idx) ||
-			    nbusy == 256) {
-				store_step_cancel(p->s->store, sp->id);
-				sp->state = STEP_CANCELLED;
-				p->active--;
-				continue;
-			}
-			busy[nbusy++] = (uint32_t)idx;
-		}
-		/* a commit with one infra verdict is tested again */
-		for (i = 0; i < p->jc->graph.n; i++) {
-			char hex[GU_HEXSZ + 1];
-			struct cstat cs;
-
-			if (!engine_is_candidate(e, (uint32_t)i))
-				continue;
-			gu_oid_hex(hex, &p->jc->graph.oids[i]);
-			commit_status(p, hex, &cs);
-			if (cs.verdict != VERDICT_NONE || !cs.infra)
-				continue;
-			if (cs.infra >= 2 || cs.abort) {
-				engine_free(e);
-				return end_infra(p, hex, &cs);
-			}
-			if (!cs.pending && p->active < p->slots &&
-			    nbusy < 256) {
-				rc = enqueue(
-					p, hex, "bisect",
-					(long long)engine_candidate_count(e));
-				if (rc < 0) {
-					engine_free(e);
-					return rc;
-				}
-				busy[nbusy++] = (uint32_t)i;
-			}
-		}
-		free_slots = p->slots > p->active
-				     ? (size_t)(p->slots - p->active)
-				     : 0;
-		if (free_slots > 256 - nbusy)
-			free_slots = 256 - nbusy;
-		k = engine_next_more(e, busy, nbusy, more, free_slots);
-		for (i = 0; i < k; i++) {
-			char hex[GU_HEXSZ + 1];
-
-			gu_oid_hex(hex, &p->jc->graph.oids[more[i]]);
-			rc = enqueue(p, hex,
-				     st == ENGINE_VERIFY ? "verify" : "bisect",
-				     (long long)engine_candidate_count(e));
-			if (rc < 0) {
-				engine_free(e);
-				return rc;
-			}
-			hit |= rc > 0;
-		}
-		engine_free(e);
-		if (!hit)
-			return 0;
-		/* a cached verdict changed the candidates: plan again */
-	}
+	while ((rc = plan_round(p)) > 0)
+		; /* a cached verdict changed the candidates: decide again */
+	return rc;
 }
 
 struct live_count {
