@@ -329,14 +329,14 @@ static int run_assignment(struct step_result *st,
 
 	if (!key)
 		return err_set(ERR_NOMEM, "out of memory");
+	if (env->sandbox_commands && !util_in_path("bwrap")) {
+		rc = err_set(ERR_INFRA,
+			     "bubblewrap (bwrap) is not installed on "
+			     "this worker: steps from the network "
+			     "run in its sandbox");
+		goto out;
+	}
 	if (sp->command) {
-		if (env->sandbox_commands && !util_in_path("bwrap")) {
-			rc = err_set(ERR_INFRA,
-				     "bubblewrap (bwrap) is not installed on "
-				     "this worker: commands from the network "
-				     "run in its sandbox");
-			goto out;
-		}
 		if (sp->network && env->sandbox_commands &&
 		    !env->command_network) {
 			rc = err_set(ERR_INFRA,
@@ -388,6 +388,8 @@ static int run_assignment(struct step_result *st,
 		 st->verdict == VERDICT_SKIP) {
 		/* a revert or a patch does not apply here: it says so */
 	} else if (!rc) {
+		/* a tree from the network (its Makefiles, the patches of
+		 * "apply") is built in the sandbox, as a build job is */
 		struct step_spec spec = { .repo = repo,
 					  .commit = poid,
 					  .recipe = &recipe,
@@ -395,7 +397,8 @@ static int run_assignment(struct step_result *st,
 					  .runs = sp->runs,
 					  .work_dir = work,
 					  .step_dir = env->step_dir,
-					  .live = env->live };
+					  .live = env->live,
+					  .sandbox = env->sandbox_commands };
 
 		rc = pipeline_step(st, &spec);
 	}

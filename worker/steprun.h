@@ -34,9 +34,11 @@ struct steprun_env {
 	const char *step_dir;	 /* this step's logs */
 	int live;		 /* live indicator on stderr */
 	const char *sign_key, *sign_cert; /* for build jobs, or NULL */
-	/* a generic job's command comes from the network: run it in the
-	 * sandbox, as nobody, without network or the worker's environment,
-	 * within these limits (bisect-worker); 0 for the user's own */
+	/* a step comes from the network (bisect-worker): a generic job's
+	 * command runs in the sandbox as the command user, without network
+	 * or the worker's environment, within these limits; a kernel tree
+	 * (its Makefiles, the patches of "apply") is built in the build
+	 * sandbox.  0 for the user's own (bisectctl) */
 	int sandbox_commands;
 	double command_timeout_s;
 	long command_memory_mb;

@@ -128,4 +128,27 @@ kill "$W2PID"
 run_cmd "! curl -s -m 3 -o /dev/null $URL/api/v1/health"
 check "a job that does not ask has none there either" \
 	jq_true "$SCRATCH/job" '.result == "good"'
+
+# A kernel-mode step's tree comes from the network too: its Makefiles
+# (and the patches of "apply") run in the build sandbox.  This tree's
+# Makefile answers every target by trying to write outside it and to
+# reach bisectd; it leaves a mark in the build directory that it ran.
+evil=$SCRATCH/evil-tree
+git init -q "$evil"
+printf 'Makefile: ;\n%%:\n\t@touch /etc/bisectd-pwned-by-make 2> /dev/null || true\n\t@curl -s -m 3 -o /dev/null %s/api/v1/health && touch $(O)/reached-network || true\n\t@touch $(O)/make-ran\n' \
+	"$URL" > "$evil/Makefile"
+git -C "$evil" add Makefile
+git -C "$evil" -c user.name=t -c user.email=t@example.org commit -q -m evil
+tree=$(git -C "$evil" rev-parse HEAD)
+id=$(submit "$(jq -nc --arg r "$evil" --arg c "$tree" \
+	'{type: "test", repo: $r, commit: $c, recipe: "tiny"}')")
+wait_job "$id" 120
+build=$(find "$BISECTD_CACHE/work" -name make-ran 2> /dev/null | head -n 1)
+check "a kernel step's Makefile runs (and the step ends)" \
+	'[ -n "$build" ] && jq_true "$SCRATCH/job" ".state == \"done\" or .state == \"failed\""'
+check "but cannot write outside its build directory" \
+	'[ ! -e /etc/bisectd-pwned-by-make ]'
+check "nor reach the network" \
+	'[ -n "$build" ] && [ ! -e "$(dirname "$build")/reached-network" ]'
+rm -f /etc/bisectd-pwned-by-make
 done_testing
