@@ -38,7 +38,8 @@ while time.time() < end:
 ' "$SCRATCH/mute.port" &
 PIDS="$PIDS $!"
 gport=$(free_port)
-git daemon --reuseaddr --export-all --listen=127.0.0.1 --port="$gport" \
+# (setsid: the cleanup kills its session, git-daemon, the child of git)
+setsid git daemon --reuseaddr --export-all --listen=127.0.0.1 --port="$gport" \
 	--base-path="$SCRATCH/srv" "$SCRATCH/srv" > "$SCRATCH/gitd.log" 2>&1 &
 PIDS="$PIDS $!"
 for _ in $(seq 50); do [ -s "$SCRATCH/mute.port" ] && break; sleep 0.1; done
