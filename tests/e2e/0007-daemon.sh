@@ -49,26 +49,48 @@ api POST "jobs" "$(jq -nc --arg r "$REPO" --arg c "$CULPRIT" \
 tid=$(jq .id "$SCRATCH/body")
 wait_for "$SCRATCH/stopme.log" "job $tid step" 60
 sleep 1
-# only the worker: its step process, make, the compilers and any QEMU go
-# with it (they are in the worker's session)
+# only the worker: its step process, make (in the build sandbox, a
+# session of its own), the compilers and any QEMU go with it.  Its
+# processes are its descendants, taken before it dies.
+descendants() {
+	ps -eo pid=,ppid= | awk -v root="$1" '
+		{ parent[$1] = $2 }
+		END {
+			for (p in parent)
+				for (q = parent[p]; q > 1; q = parent[q])
+					if (q == root) { print p; break }
+		}'
+}
 busy() {
 	for _ in $(seq 300); do
-		# (-x matches the 15-character process name)
-		pgrep -s "$stop_worker" -x make > /dev/null && return 0
-		pgrep -s "$stop_worker" -x qemu-system-x86 > /dev/null && return 0
+		for p in $(descendants "$stop_worker"); do
+			case $(cat "/proc/$p/comm" 2> /dev/null) in
+			make|qemu-system-x86) return 0 ;;
+			esac
+		done
 		sleep 0.1
 	done
 	return 1
 }
 check "the step is building or booting" busy
-pgrep -a -s "$stop_worker" | head -3 | cut -c1-100 | sed 's/^/# /'
+step_pids=$(descendants "$stop_worker")
+for p in $step_pids; do
+	printf '# %s %s\n' "$p" "$(cut -c1-90 "/proc/$p/cmdline" 2> /dev/null | tr '\0' ' ')"
+done | head -4
 kill -9 "$stop_worker"
+# (a zombie waiting for init is gone too)
+alive() {
+	[ -e "/proc/$1/status" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status"
+}
 gone() {
+	[ -n "$step_pids" ] || return 1
 	for _ in $(seq 100); do
-		pgrep -s "$stop_worker" > /dev/null || return 0
+		left=
+		for p in $step_pids; do alive "$p" && left="$left $p"; done
+		[ -z "$left" ] && return 0
 		sleep 0.1
 	done
-	pgrep -a -s "$stop_worker" | sed 's/^/# left: /'
+	for p in $left; do echo "# left: $p $(cat "/proc/$p/comm")"; done
 	return 1
 }
 check "the worker killed with SIGKILL leaves nothing running" gone
