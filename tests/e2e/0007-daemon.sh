@@ -80,7 +80,8 @@ done | head -4
 kill -9 "$stop_worker"
 # (a zombie waiting for init is gone too)
 alive() {
-	[ -e "/proc/$1/status" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status"
+	[ -e "/proc/$1/status" ] &&
+		! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2> /dev/null
 }
 gone() {
 	[ -n "$step_pids" ] || return 1
