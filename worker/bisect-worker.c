@@ -473,9 +473,10 @@ static int import_source(const char *version)
 	struct gu_repo *repo = NULL;
 	char hex[GU_HEXSZ + 1], *cache = util_cache_dir();
 	struct gu_oid oid;
-	int rc = cache ? srcimport_debian(&repo, &oid, cache, version)
-		       : err_set(ERR_NOMEM, "out of memory");
+	int rc = cache ? gu_init() : err_set(ERR_NOMEM, "out of memory");
 
+	if (!rc)
+		rc = srcimport_debian(&repo, &oid, cache, version);
 	gu_close(repo);
 	if (rc) {
 		say("%s", err_last());
