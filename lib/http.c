@@ -28,6 +28,20 @@ static size_t on_data(char *ptr, size_t size, size_t n, void *payload)
 	return size * n;
 }
 
+/* url as an error may show it: a user and password become "***". */
+static void url_shown(char *out, size_t size, const char *url)
+{
+	const char *host = strstr(url, "://"), *at, *slash;
+
+	host = host ? host + 3 : url;
+	at = strchr(host, '@');
+	slash = strchr(host, '/');
+	if (at && (!slash || at < slash))
+		snprintf(out, size, "%.*s***%s", (int)(host - url), url, at);
+	else
+		snprintf(out, size, "%s", url);
+}
+
 int http_do(const struct http_req *r, long *status, struct buf *out)
 {
 	struct curl_slist *h = NULL;
@@ -96,8 +110,12 @@ int http_do(const struct http_req *r, long *status, struct buf *out)
 		fclose(f);
 	curl_slist_free_all(h);
 	curl_easy_cleanup(c);
-	if (cc != CURLE_OK)
-		return err_set(ERR_INFRA, "%s %s: %s", r->method, r->url,
+	if (cc != CURLE_OK) {
+		char shown[2048];
+
+		url_shown(shown, sizeof(shown), r->url);
+		return err_set(ERR_INFRA, "%s %s: %s", r->method, shown,
 			       errbuf[0] ? errbuf : curl_easy_strerror(cc));
+	}
 	return 0;
 }

@@ -101,7 +101,13 @@ api GET 'jobs?state=done' > /dev/null
 check "the job list has it" jq_true "$SCRATCH/body" "[.jobs[].id] | index($id) != null"
 cid=$(submit "$(bisect_job "$repo" "$GOOD" "$BAD" 'test ! -f regression' \
 	'{callback: "http://hookuser:s3cret@127.0.0.1:9/hook"}')")
-api GET "jobs/$cid" > /dev/null
+# once its job has ended and the webhook was tried (and failed: nothing
+# listens there), so that the delivery's error is in the view too
+for _ in $(seq 300); do
+	api GET "jobs/$cid" > /dev/null
+	jq_true "$SCRATCH/body" '.webhook.attempts >= 1' && break
+	sleep 0.2
+done
 check "a callback's password is not shown in the job's view" \
 	'jq_true "$SCRATCH/body" ".spec.callback == \"http://***@127.0.0.1:9/hook\"" &&
 	 ! grep -q s3cret "$SCRATCH/body"'
