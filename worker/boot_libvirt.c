@@ -214,6 +214,10 @@ int boot_libvirt_run(struct boot_result *out, const struct recipe *r,
 			nanosleep(&ts, NULL);
 		}
 	}
+	/* a guest that ended is being torn down: wait until it is gone, so
+	 * that no domain outlives the boot (an error when it already is) */
+	if (dom && out->end == BOOT_EXITED)
+		virDomainDestroy(dom);
 	if (started) {
 		virStreamAbort(rd.st);
 		pthread_join(thread, NULL);
