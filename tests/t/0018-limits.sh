@@ -76,6 +76,13 @@ kill $cpids 2> /dev/null
 wait $cpids 2> /dev/null
 for _ in $(seq 100); do [ "$(api GET health)" = 200 ] && break; sleep 0.1; done
 check "once they close, the address is served again" [ "$(api GET health)" = 200 ]
+# (and until bisectd has seen all four go, the next part's connections
+# could still be turned away: wait for that, however slow the machine)
+gone() {
+	[ "$(ss -Htn state established state close-wait "( sport = :$PORT )" |
+		wc -l)" -eq 0 ]
+}
+for _ in $(seq 600); do gone && break; sleep 0.1; done
 
 # --- memory for bodies ------------------------------------------------------
 # two requests send 0.9 MB each and then hold their connections open: a
