@@ -253,20 +253,18 @@ static void default_recipes(struct config *c)
 /* The web pages: beside the program in the source tree, or installed. */
 static void find_web_dir(char *out, size_t size)
 {
-	char exe[PATH_MAX], *slash;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *tree = util_exe_sibling("../../bisectd/web"),
+	     *copy = util_exe_sibling("../share/bisectd/web");
 
-	exe[n > 0 ? n : 0] = '\0';
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0';
 	/* the source tree (from build/bin); an installed tree, wherever it
 	 * was copied; or where make install put it */
-	snprintf(out, size, "%s/../../bisectd/web", exe);
+	snprintf(out, size, "%s", tree ? tree : "");
 	if (access(out, R_OK))
-		snprintf(out, size, "%s/../share/bisectd/web", exe);
+		snprintf(out, size, "%s", copy ? copy : "");
 	if (access(out, R_OK))
 		snprintf(out, size, "%s/web", DATADIR);
+	free(tree);
+	free(copy);
 }
 
 static int open_store(struct store **st, const char *state)

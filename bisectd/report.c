@@ -13,6 +13,7 @@
 
 #include "engine.h"
 #include "error.h"
+#include "http.h"
 #include "digest.h"
 #include "maintainers.h"
 #include "util.h"
@@ -612,20 +613,13 @@ static json_t *coord_step_json(struct store *st, const struct store_step *s)
 static void redact_callback(json_t *spec)
 {
 	const char *u = json_string_value(json_object_get(spec, "callback"));
-	const char *host = u ? strstr(u, "://") : NULL, *at;
-	char *shown;
+	char shown[2048];
 
 	json_object_del(spec, "callback_secret");
-	if (!host)
+	if (!u)
 		return;
-	host += 3;
-	at = strchr(host, '@');
-	if (!at || (strchr(host, '/') && strchr(host, '/') < at))
-		return;
-	shown = util_fmt("%.*s***%s", (int)(host - u), u, at);
-	if (shown)
-		json_object_set_new(spec, "callback", json_string(shown));
-	free(shown);
+	http_url_shown(shown, sizeof(shown), u);
+	json_object_set_new(spec, "callback", json_string(shown));
 }
 
 char *report_job(struct store *st, const struct store_job *j,

@@ -28,8 +28,7 @@ static size_t on_data(char *ptr, size_t size, size_t n, void *payload)
 	return size * n;
 }
 
-/* url as an error may show it: a user and password become "***". */
-static void url_shown(char *out, size_t size, const char *url)
+void http_url_shown(char *out, size_t size, const char *url)
 {
 	const char *host = strstr(url, "://"), *at, *slash;
 
@@ -113,7 +112,7 @@ int http_do(const struct http_req *r, long *status, struct buf *out)
 	if (cc != CURLE_OK) {
 		char shown[2048];
 
-		url_shown(shown, sizeof(shown), r->url);
+		http_url_shown(shown, sizeof(shown), r->url);
 		return err_set(ERR_INFRA, "%s %s: %s", r->method, shown,
 			       errbuf[0] ? errbuf : curl_easy_strerror(cc));
 	}

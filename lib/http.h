@@ -31,4 +31,8 @@ int http_do(const struct http_req *r, long *status, struct buf *out);
 
 int http_global_init(void);
 
+/* url as a message or a view may show it: a user and password in it
+ * become "***". */
+void http_url_shown(char *out, size_t size, const char *url);
+
 #endif

@@ -29,7 +29,11 @@ static int version_ok(json_t *o, const char *what)
 	return 0;
 }
 
-static json_t *load(const char *body, size_t len, const char *what)
+/* A wire form as a JSON object of this version ("v" removed), or NULL
+ * with ERR_INPUT saying why; what names it ("step result"), an in its
+ * version error ("a step result"). */
+static json_t *load(const char *body, size_t len, const char *what,
+		    const char *an)
 {
 	json_error_t e;
 	json_t *o = json_loadb(body, len, JSON_REJECT_DUPLICATES, &e);
@@ -39,12 +43,12 @@ static json_t *load(const char *body, size_t len, const char *what)
 			"malformed JSON in the %s at line %d "
 			"column %d: %s",
 			what, e.line, e.column, e.text);
-	else if (!json_is_object(o)) {
-		json_decref(o);
-		o = NULL;
+	else if (!json_is_object(o))
 		err_set(ERR_INPUT, "the %s is not a JSON object", what);
-	}
-	return o;
+	else if (!version_ok(o, an))
+		return o;
+	json_decref(o);
+	return NULL;
 }
 
 char *step_assignment_dump(const struct step_assignment *a)
@@ -84,12 +88,8 @@ int step_assignment_parse(struct step_assignment *out, const char *body,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (!(o = load(body, len, "assignment")))
+	if (!(o = load(body, len, "assignment", "an assignment")))
 		return ERR_INPUT;
-	if ((rc = version_ok(o, "an assignment"))) {
-		json_decref(o);
-		return rc;
-	}
 	if (json_unpack_ex(o, &e, JSON_STRICT,
 			   "{s:s, s:I, s:I, s:s, s:s, s:F, s:o}", "lease",
 			   &lease, "step", &step, "job", &job, "commit",
@@ -251,18 +251,14 @@ static double real_field(json_t *o, const char *k)
 
 int step_result_parse(struct step_result *st, const char *json)
 {
-	json_t *o = load(json, strlen(json), "step result"), *v;
+	json_t *o = load(json, strlen(json), "step result", "a step result"),
+	       *v;
 	char *accel;
-	int rc;
 
 	memset(st, 0, sizeof(*st));
 	st->exit_code = -1;
 	if (!o)
 		return ERR_INPUT;
-	if ((rc = version_ok(o, "a step result"))) {
-		json_decref(o);
-		return rc;
-	}
 	v = json_object_get(o, "verdict");
 	st->verdict = json_is_string(v) ? verdict_parse(json_string_value(v))
 					: VERDICT_NONE;
@@ -304,16 +300,12 @@ int step_result_parse(struct step_result *st, const char *json)
 
 int step_result_check(const char *body, size_t len, char verdict[8])
 {
-	json_t *o = load(body, len, "step result"), *v, *t;
+	json_t *o = load(body, len, "step result", "a step result"), *v, *t;
 	enum verdict vd;
-	int rc;
+	int rc = 0;
 
 	if (!o)
 		return ERR_INPUT;
-	if ((rc = version_ok(o, "a step result"))) {
-		json_decref(o);
-		return rc;
-	}
 	v = json_object_get(o, "verdict");
 	t = json_object_get(o, "title");
 	vd = json_is_string(v) ? verdict_parse(json_string_value(v))
