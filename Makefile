@@ -121,6 +121,14 @@ $(B)/tests/sim/bisect-sim: $(B)/tests/sim/bisect-sim.o $(B)/tests/sim/simbisect.
 
 $(B)/tests/unit/test_engine: $(B)/tests/sim/simbisect.o
 
+# the scheduler alone, with a store in memory in place of the SQLite one:
+# no SQLite and no HTTP in this program
+$(B)/tests/unit/test_sched: $(B)/tests/unit/test_sched.o \
+		$(B)/tests/unit/fake_store.o $(B)/bisectd/scheduler.o \
+		$(B)/bisectd/records.o $(LIBBISECT)
+	$(CC) $(CFLAGS) -o $@ $^ $(call libs,libgit2 jansson libcurl \
+		libcrypto) -lcmocka
+
 $(B)/tests/unit/test_%: $(B)/tests/unit/test_%.o $(LIBS_OWN)
 	$(CC) $(CFLAGS) -o $@ $^ $(call libs,$(PKGS)) -lcmocka
 

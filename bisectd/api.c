@@ -59,7 +59,8 @@ struct conn {
 	char name[130];
 	int status; /* an error decided before the body arrived */
 	char *error;
-	int refused; /* no token or an unknown one: the body is dropped */
+	int refused;	/* no token or an unknown one: the body is dropped */
+	char owner[64]; /* the name of the request's token */
 };
 
 void api_token_hash(char out[65], const char *token)
@@ -114,16 +115,19 @@ static unsigned status_for(int rc)
 	}
 }
 
-/* The role of the request's bearer token: "" for none, NULL for a bad one. */
+/*
+ * The role of the request's bearer token: "" for none, NULL for a bad
+ * one.  name gets the token's name ("" for none).
+ */
 static const char *token_role(struct api *a, struct MHD_Connection *mc,
-			      char role[16])
+			      char role[16], char name[64])
 {
 	const char *h = MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
 						    "Authorization");
 	char hash[65];
 	int rc;
 
-	role[0] = '\0';
+	role[0] = name[0] = '\0';
 	if (!h)
 		return role;
 	if (strncmp(h, "Bearer ", 7) || strlen(h + 7) == 0 ||
@@ -131,7 +135,7 @@ static const char *token_role(struct api *a, struct MHD_Connection *mc,
 		return NULL;
 	api_token_hash(hash, h + 7);
 	pthread_mutex_lock(&a->c->lock);
-	rc = store_token_role(a->c->store, hash, role);
+	rc = store_token_role(a->c->store, hash, role, name);
 	pthread_mutex_unlock(&a->c->lock);
 	return rc ? NULL : role;
 }
@@ -302,9 +306,9 @@ static enum MHD_Result submit(struct api *a, struct MHD_Connection *mc,
 	fetching = sched_needs_fetch(checked, strlen(checked));
 	pthread_mutex_lock(&a->c->lock);
 	rc = fetching ? sched_submit_fetching(a->c->sched, checked,
-					      strlen(checked), &id)
+					      strlen(checked), cn->owner, &id)
 		      : sched_submit(a->c->sched, checked, strlen(checked),
-				     NULL, 0, &id);
+				     NULL, 0, cn->owner, &id);
 	pthread_cond_broadcast(fetching ? &a->c->fetch : &a->c->wake);
 	pthread_mutex_unlock(&a->c->lock);
 	free(checked);
@@ -315,14 +319,30 @@ static enum MHD_Result submit(struct api *a, struct MHD_Connection *mc,
 	return json_reply(mc, MHD_HTTP_CREATED, doc);
 }
 
+/*
+ * A job is cancelled only by its submitter: a submit token of the same
+ * name as the one that submitted it (a job from before owners were
+ * kept, by any submit token).
+ */
 static enum MHD_Result cancel(struct api *a, struct MHD_Connection *mc,
-			      long long id)
+			      long long id, const char *owner)
 {
-	int rc;
+	struct store_job j;
+	int rc, theirs = 0;
 
 	pthread_mutex_lock(&a->c->lock);
-	rc = sched_cancel(a->c->sched, id);
+	rc = store_job_get(a->c->store, id, &j);
+	if (!rc) {
+		theirs = j.owner && strcmp(j.owner, owner);
+		store_job_release(&j);
+	}
+	if (!rc && !theirs)
+		rc = sched_cancel(a->c->sched, id);
 	pthread_mutex_unlock(&a->c->lock);
+	if (theirs)
+		return error_reply(mc, MHD_HTTP_FORBIDDEN,
+				   "this job was submitted with another "
+				   "token: only its submitter may cancel it");
 	if (rc == ERR_INPUT)
 		return error_reply(mc, MHD_HTTP_CONFLICT, err_last());
 	if (rc)
@@ -852,8 +872,7 @@ static enum MHD_Result r_job(struct api *a, struct MHD_Connection *mc,
 static enum MHD_Result r_cancel(struct api *a, struct MHD_Connection *mc,
 				struct conn *cn, const struct match *m)
 {
-	(void)cn;
-	return cancel(a, mc, m->id[0]);
+	return cancel(a, mc, m->id[0], cn->owner);
 }
 
 static enum MHD_Result r_log(struct api *a, struct MHD_Connection *mc,
@@ -985,7 +1004,7 @@ static enum MHD_Result route(struct api *a, struct MHD_Connection *mc,
 			     const char *url)
 {
 	char path[1024], role[16], *seg[9];
-	const char *who = token_role(a, mc, role), *what = NULL;
+	const char *who = token_role(a, mc, role, cn->owner), *what = NULL;
 	int is_get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
 	struct match m;
 	size_t n, i;
@@ -1078,7 +1097,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc,
 		*con_cls = cn;
 		if (upload_target(method, url, lease, name)) {
 			char role[16];
-			const char *who = token_role(a, mc, role);
+			const char *who = token_role(a, mc, role, cn->owner);
 
 			if (!who || strcmp(who, "worker")) {
 				cn->upload = 1;
@@ -1092,7 +1111,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc,
 			/* every call with a body needs a token: without
 			 * one, the body is not kept (it costs no memory) */
 			char role[16];
-			const char *who = token_role(a, mc, role);
+			const char *who = token_role(a, mc, role, cn->owner);
 
 			if (!who || !*who) {
 				cn->refused = 1;

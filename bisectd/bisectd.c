@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -274,6 +275,10 @@ static int open_store(struct store **st, const char *state)
 
 	if (rc)
 		return rc;
+	/* every job's request and result, the tokens' hashes: the daemon's
+	 * own, not for a build or command on the same machine to read */
+	if (chmod(state, 0700))
+		return err_sys(ERR_INFRA, "cannot chmod 0700 '%s'", state);
 	db = util_fmt("%s/state.db", state);
 	if (!db)
 		return err_set(ERR_NOMEM, "out of memory");
@@ -324,6 +329,14 @@ static int cmd_token(struct config *c, int argc, char **argv)
 		return token_usage(0);
 	if (!strcmp(argv[1], "add") && !*argv[3]) {
 		fprintf(stderr, "bisectd: a token's NAME must not be empty\n");
+		return 2;
+	}
+	/* the name is who owns the jobs submitted with the token */
+	if (!strcmp(argv[1], "add") &&
+	    (strlen(argv[3]) > 63 ||
+	     strcspn(argv[3], "\t\n\r") != strlen(argv[3]))) {
+		fprintf(stderr, "bisectd: a token's NAME is at most 63 "
+				"characters on one line\n");
 		return 2;
 	}
 	if ((rc = open_store(&st, c->state))) {

@@ -26,11 +26,6 @@ const char *report_result(const struct session *s, int error_code)
 	return s->state == ENGINE_FOUND ? "found" : "ambiguous";
 }
 
-static json_t *str_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
 static json_t *commit_json(const struct session *s, const struct gu_oid *oid)
 {
 	struct gu_commit c;
@@ -253,7 +248,7 @@ int report_json(char **out, const struct session *s,
 		buf_release(&to);
 		buf_release(&cc);
 	}
-	json_object_set_new(o, "out_dir", str_or_null(ri->out_dir));
+	json_object_set_new(o, "out_dir", json_pack("s?", ri->out_dir));
 	if (ri->command)
 		json_object_set_new(o, "command", json_string(ri->command));
 	if (ri->recipe) {
@@ -263,10 +258,12 @@ int report_json(char **out, const struct session *s,
 				  "path",
 				  ri->recipe->path ? ri->recipe->path : "",
 				  "text", ri->recipe->text));
-		json_object_set_new(o, "config", str_or_null(ri->config_path));
-		json_object_set_new(o, "test", str_or_null(ri->test_script));
+		json_object_set_new(o, "config",
+				    json_pack("s?", ri->config_path));
+		json_object_set_new(o, "test",
+				    json_pack("s?", ri->test_script));
 		json_object_set_new(o, "runs", json_integer(ri->runs));
-		json_object_set_new(o, "accel", str_or_null(ri->accel));
+		json_object_set_new(o, "accel", json_pack("s?", ri->accel));
 	}
 	*out = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(o);
@@ -634,9 +631,9 @@ char *report_job(struct store *st, const struct store_job *j,
 	json_object_set_new(o, "id", json_integer(j->id));
 	json_object_set_new(o, "type", json_string(j->type));
 	json_object_set_new(o, "state", json_string(job_state_name(j->state)));
-	json_object_set_new(o, "result", str_or_null(j->result));
-	json_object_set_new(o, "culprit", str_or_null(j->culprit));
-	json_object_set_new(o, "reason", str_or_null(j->reason));
+	json_object_set_new(o, "result", json_pack("s?", j->result));
+	json_object_set_new(o, "culprit", json_pack("s?", j->culprit));
+	json_object_set_new(o, "reason", json_pack("s?", j->reason));
 	json_object_set_new(o, "initial_candidates",
 			    json_integer(j->candidates));
 	put_outcome(o, j->outcome);
@@ -648,7 +645,8 @@ char *report_job(struct store *st, const struct store_job *j,
 	json_object_set_new(o, "spec", spec ? spec : json_null());
 	hook = json_pack("{s:s, s:i, s:o}", "state",
 			 j->hook_state ? j->hook_state : "none", "attempts",
-			 j->hook_attempts, "error", str_or_null(j->hook_error));
+			 j->hook_attempts, "error",
+			 json_pack("s?", j->hook_error));
 	json_object_set_new(o, "webhook", hook);
 	if (full) {
 		arr = json_array();

@@ -544,7 +544,7 @@ out:
 
 int sched_submit(struct sched *s, const char *body, size_t len,
 		 const struct sched_verdict *known, size_t nknown,
-		 long long *id)
+		 const char *owner, long long *id)
 {
 	struct job_spec spec;
 	char *canon = NULL;
@@ -559,7 +559,7 @@ int sched_submit(struct sched *s, const char *body, size_t len,
 	if ((rc = store_begin(s->store)))
 		goto out;
 	rc = store_job_insert(s->store, id, spec.type, JOB_QUEUED, canon,
-			      spec.callback);
+			      spec.callback, owner);
 	for (i = 0; i < nknown && !rc; i++) {
 		char *res = util_fmt("{\"verdict\":\"%s\",\"title\":\"\","
 				     "\"role\":\"replay\"}",
@@ -601,7 +601,7 @@ int sched_needs_fetch(const char *body, size_t len)
 }
 
 int sched_submit_fetching(struct sched *s, const char *body, size_t len,
-			  long long *id)
+			  const char *owner, long long *id)
 {
 	struct job_spec spec;
 	char *canon;
@@ -611,7 +611,7 @@ int sched_submit_fetching(struct sched *s, const char *body, size_t len,
 		return rc;
 	canon = job_spec_dump(&spec);
 	rc = canon ? store_job_insert(s->store, id, spec.type, JOB_FETCHING,
-				      canon, spec.callback)
+				      canon, spec.callback, owner)
 		   : err_set(ERR_NOMEM, "out of memory");
 	free(canon);
 	job_spec_release(&spec);

@@ -52,7 +52,7 @@ int sched_prepare(const char *state_dir, double fetch_timeout,
 		  char **out);
 int sched_submit(struct sched *s, const char *body, size_t len,
 		 const struct sched_verdict *known, size_t nknown,
-		 long long *id);
+		 const char *owner, long long *id);
 
 /*
  * Whether a request needs a fetch before it can be planned (a repository
@@ -63,7 +63,7 @@ int sched_submit(struct sched *s, const char *body, size_t len,
  */
 int sched_needs_fetch(const char *body, size_t len);
 int sched_submit_fetching(struct sched *s, const char *body, size_t len,
-			  long long *id);
+			  const char *owner, long long *id);
 int sched_fetched(struct sched *s, long long id, const char *body, size_t len,
 		  const char *fetch_error);
 

@@ -31,7 +31,7 @@ static const char schema[] =
 	" hook_state TEXT NOT NULL DEFAULT 'none',"
 	" hook_attempts INTEGER NOT NULL DEFAULT 0,"
 	" hook_next REAL NOT NULL DEFAULT 0, hook_error TEXT,"
-	" candidates INTEGER NOT NULL DEFAULT 0, outcome TEXT);"
+	" candidates INTEGER NOT NULL DEFAULT 0, outcome TEXT, owner TEXT);"
 	"CREATE INDEX IF NOT EXISTS jobs_state ON jobs(state, id);"
 	"CREATE TABLE IF NOT EXISTS steps ("
 	" id INTEGER PRIMARY KEY, job INTEGER NOT NULL REFERENCES jobs(id),"
@@ -54,9 +54,9 @@ static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS artifacts ("
 	" step INTEGER NOT NULL, name TEXT NOT NULL, size INTEGER NOT NULL,"
 	" sha256 TEXT NOT NULL, PRIMARY KEY(step, name));"
-	"PRAGMA user_version = 2;";
+	"PRAGMA user_version = 3;";
 
-/* a state database of version 1 gets the columns that came later */
+/* an older state database gets the columns that came later */
 static int upgrade(sqlite3 *db)
 {
 	sqlite3_stmt *st;
@@ -67,12 +67,15 @@ static int upgrade(sqlite3 *db)
 	if (sqlite3_step(st) == SQLITE_ROW)
 		version = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
-	if (version != 1)
-		return 0;
-	return sqlite3_exec(db, "ALTER TABLE jobs ADD COLUMN outcome TEXT;",
-			    NULL, NULL, NULL) == SQLITE_OK
-		       ? 0
-		       : -1;
+	if (version == 1 &&
+	    sqlite3_exec(db, "ALTER TABLE jobs ADD COLUMN outcome TEXT;", NULL,
+			 NULL, NULL) != SQLITE_OK)
+		return -1;
+	if ((version == 1 || version == 2) &&
+	    sqlite3_exec(db, "ALTER TABLE jobs ADD COLUMN owner TEXT;", NULL,
+			 NULL, NULL) != SQLITE_OK)
+		return -1;
+	return 0;
 }
 
 static int db_err(struct store *s, const char *what)
@@ -226,58 +229,15 @@ static void col_copy(char *out, size_t size, sqlite3_stmt *st, int col)
 	snprintf(out, size, "%s", t ? (const char *)t : "");
 }
 
-static const char *const job_states[] = { "queued", "running",	 "done",
-					  "failed", "cancelled", "fetching" };
-
-const char *job_state_name(int state)
-{
-	if (state < 0 || state > JOB_FETCHING)
-		return "unknown";
-	return job_states[state];
-}
-
-int job_state_parse(const char *name)
-{
-	int i;
-
-	for (i = 0; i <= JOB_FETCHING; i++)
-		if (!strcmp(name, job_states[i]))
-			return i;
-	return -1;
-}
-
-static const char *const step_states[] = { "queued", "running", "done",
-					   "cancelled" };
-
-const char *step_state_name(int state)
-{
-	if (state < 0 || state > STEP_CANCELLED)
-		return "unknown";
-	return step_states[state];
-}
-
-void store_job_release(struct store_job *j)
-{
-	free(j->type);
-	free(j->spec);
-	free(j->result);
-	free(j->culprit);
-	free(j->reason);
-	free(j->callback);
-	free(j->hook_state);
-	free(j->hook_error);
-	free(j->outcome);
-	memset(j, 0, sizeof(*j));
-}
-
 int store_job_insert(struct store *s, long long *id, const char *type,
-		     int state, const char *spec, const char *callback)
+		     int state, const char *spec, const char *callback,
+		     const char *owner)
 {
-	int rc = run(s,
-		     prep(s,
-			  "INSERT INTO jobs(type, state, spec, created, "
-			  "callback) VALUES(?, ?, ?, ?, ?)",
-			  "sisds", type, state, spec, store_time(), callback));
+	int rc = run(s, prep(s,
+			     "INSERT INTO jobs(type, state, spec, created, "
+			     "callback, owner) VALUES(?, ?, ?, ?, ?, ?)",
+			     "sisdss", type, state, spec, store_time(),
+			     callback, owner));
 
 	if (!rc)
 		*id = sqlite3_last_insert_rowid(s->db);
@@ -301,7 +261,7 @@ int store_job_fetched(struct store *s, long long id, const char *spec)
 #define JOB_COLUMNS                                                            \
 	"id, type, state, spec, result, culprit, reason, created, started,"    \
 	" finished, callback, hook_state, hook_attempts, hook_next,"           \
-	" hook_error, candidates, outcome"
+	" hook_error, candidates, outcome, owner"
 
 static void job_from_row(struct store_job *j, sqlite3_stmt *st)
 {
@@ -322,6 +282,7 @@ static void job_from_row(struct store_job *j, sqlite3_stmt *st)
 	j->hook_error = col_dup(st, 14);
 	j->candidates = sqlite3_column_int64(st, 15);
 	j->outcome = col_dup(st, 16);
+	j->owner = col_dup(st, 17);
 }
 
 int store_job_get(struct store *s, long long id, struct store_job *out)
@@ -509,15 +470,6 @@ static void step_from_row(struct store_step *o, sqlite3_stmt *st)
 	o->queued = sqlite3_column_double(st, 15);
 	o->started = sqlite3_column_double(st, 16);
 	o->finished = sqlite3_column_double(st, 17);
-}
-
-void store_steps_release(struct store_step *st, size_t n)
-{
-	size_t i;
-
-	for (i = 0; st && i < n; i++)
-		free(st[i].result);
-	free(st);
 }
 
 int store_steps_of_job(struct store *s, long long job, struct store_step **out,
@@ -838,10 +790,11 @@ int store_token_add(struct store *s, const char *hash, const char *role,
 			   "sss", hash, role, name));
 }
 
-int store_token_role(struct store *s, const char *hash, char role[16])
+int store_token_role(struct store *s, const char *hash, char role[16],
+		     char name[64])
 {
-	sqlite3_stmt *st =
-		prep(s, "SELECT role FROM tokens WHERE hash = ?", "s", hash);
+	sqlite3_stmt *st = prep(
+		s, "SELECT role, name FROM tokens WHERE hash = ?", "s", hash);
 	int rc;
 
 	if (!st)
@@ -849,6 +802,7 @@ int store_token_role(struct store *s, const char *hash, char role[16])
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		col_copy(role, 16, st, 0);
+		col_copy(name, 64, st, 1);
 		rc = 0;
 	} else {
 		rc = rc == SQLITE_DONE ? ERR_NOTFOUND : db_err(s, "tokens");

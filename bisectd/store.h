@@ -52,6 +52,7 @@ struct store_job {
 	char *hook_error;
 	long long candidates; /* when the bisection proper began */
 	char *outcome; /* a bisection's confidence and evidence, JSON, or NULL */
+	char *owner;   /* the name of the submit token, or NULL (a local run) */
 };
 
 void store_job_release(struct store_job *j);
@@ -60,7 +61,8 @@ void store_job_release(struct store_job *j);
 int store_job_set_outcome(struct store *s, long long id, const char *outcome);
 
 int store_job_insert(struct store *s, long long *id, const char *type,
-		     int state, const char *spec, const char *callback);
+		     int state, const char *spec, const char *callback,
+		     const char *owner);
 /* A fetching job's spec, once fetched, and its state queued; ERR_NOTFOUND
  * when it is no longer fetching (cancelled meanwhile). */
 int store_job_fetched(struct store *s, long long id, const char *spec);
@@ -172,8 +174,9 @@ int store_token_list(struct store *s,
 		     void *payload);
 /* Delete the tokens named name; *count: how many there were. */
 int store_token_revoke(struct store *s, const char *name, int *count);
-/* The role of a token hash, or ERR_NOTFOUND. */
-int store_token_role(struct store *s, const char *hash, char role[16]);
+/* The role and name of a token hash, or ERR_NOTFOUND. */
+int store_token_role(struct store *s, const char *hash, char role[16],
+		     char name[64]);
 
 int store_artifact_add(struct store *s, long long step, const char *name,
 		       long long size, const char *sha256);

@@ -12,11 +12,6 @@
 #include "error.h"
 #include "util.h"
 
-static json_t *str_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
 int report_verify(char **json, struct buf *text, const struct verify_report *v)
 {
 	json_t *o = json_object(), *patches = json_array();
@@ -73,11 +68,12 @@ int report_build(char **json, struct buf *text, const struct build_report *b)
 	json_object_set_new(o, "patched_commit", json_string(b->patched_hex));
 	json_object_set_new(o, "patches", pa);
 	json_object_set_new(o, "recipe", json_string(b->recipe));
-	json_object_set_new(o, "release", str_or_null(r ? r->release : NULL));
+	json_object_set_new(o, "release",
+			    json_pack("s?", r ? r->release : NULL));
 	json_object_set_new(o, "deb_version",
-			    str_or_null(r ? r->deb_version : NULL));
+			    json_pack("s?", r ? r->deb_version : NULL));
 	json_object_set_new(o, "rpm_version",
-			    str_or_null(r ? r->rpm_version : NULL));
+			    json_pack("s?", r ? r->rpm_version : NULL));
 	json_object_set_new(o, "packages", pk);
 	json_object_set_new(o, "package_seconds",
 			    json_real(r ? r->seconds : 0));
@@ -88,7 +84,7 @@ int report_build(char **json, struct buf *text, const struct build_report *b)
 			json_pack("{s:s, s:s, s:o, s:f, s:f}", "verdict",
 				  verdict_name(b->install->verdict), "title",
 				  b->install->title, "uname",
-				  str_or_null(b->install->uname), "seconds",
+				  json_pack("s?", b->install->uname), "seconds",
 				  b->install->seconds, "boot_seconds",
 				  b->install->boot_s));
 	json_object_set_new(o, "out_dir", json_string(b->out_dir));

@@ -228,7 +228,7 @@ int embed_run(struct session *s, int *code, const struct embed_opts *o,
 		rc = sched_tick(e.sched, e.job);
 	} else {
 		rc = sched_submit(e.sched, spec_json, strlen(spec_json), known,
-				  nknown, &e.job);
+				  nknown, NULL, &e.job);
 	}
 	if (rc)
 		goto out;

@@ -1,5 +1,5 @@
 /*
- * Source tarballs into git, with libarchive.
+ * Source tarballs into git.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,11 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <archive.h>
-#include <archive_entry.h>
-
+#include "archives.h"
 #include "buf.h"
-#include "debpkg.h"
 #include "error.h"
 #include "srcimport.h"
 #include "util.h"
@@ -43,88 +40,60 @@ static void read_version(char *out, size_t size, const char *makefile)
 	snprintf(out, size, "%d.%d.%d", v, p, s);
 }
 
-static int arch_fail(struct archive *a, const char *what, const char *path)
-{
-	return err_set(ERR_INPUT, "%s '%s': %s", what, path,
-		       archive_error_string(a) ? archive_error_string(a)
-					       : "unknown error");
-}
-
 int srcimport_tarball(struct gu_repo *r, const char *tarball, const char *tag,
 		      const char *message, struct gu_oid *out, char *version,
 		      size_t vsize)
 {
-	struct archive *a = archive_read_new();
-	struct archive_entry *ent;
+	struct arc *a;
+	struct arc_entry e;
 	struct gu_import *im = NULL;
-	char *data = NULL;
-	size_t cap = 0;
-	int rc, ar;
+	struct buf data;
+	int rc, more = 0;
 
 	version[0] = '\0';
-	archive_read_support_filter_all(a);
-	archive_read_support_format_tar(a);
-	if (archive_read_open_filename(a, tarball, 1 << 20) != ARCHIVE_OK) {
-		rc = arch_fail(a, "cannot open", tarball);
-		archive_read_free(a);
+	if ((rc = arc_open(&a, tarball, ARC_TAR)))
 		return rc;
-	}
+	buf_init(&data, 1u << 30);
 	rc = gu_import_new(&im, r);
-	while (!rc && (ar = archive_read_next_header(a, &ent)) == ARCHIVE_OK) {
-		const char *path = strchr(archive_entry_pathname(ent), '/');
-		mode_t type = archive_entry_filetype(ent);
+	while (!rc && (rc = more = arc_next(a, &e)) == 1) {
+		const char *path = strchr(e.name, '/');
+		size_t len;
 
+		rc = 0;
 		if (!path || !path[1])
 			continue;
 		path++; /* below the top directory */
-		if (type == AE_IFLNK) {
-			const char *target = archive_entry_symlink(ent);
-
-			rc = gu_import_add(im, path, target, strlen(target),
+		if (e.type == ARC_LINK) {
+			rc = gu_import_add(im, path, e.link, strlen(e.link),
 					   GU_IMPORT_LINK);
-		} else if (type == AE_IFREG) {
-			size_t want = (size_t)archive_entry_size(ent), len = 0;
-			la_ssize_t n;
-
-			if (want + 1 > cap) {
-				char *d = realloc(data, want + 1);
-
-				if (!d) {
-					rc = err_set(ERR_NOMEM,
-						     "out of memory");
-					break;
-				}
-				data = d;
-				cap = want + 1;
-			}
-			while (len < want &&
-			       (n = archive_read_data(a, data + len,
-						      want - len)) > 0)
-				len += (size_t)n;
-			if (len != want) {
-				rc = arch_fail(a, "short read from", tarball);
-				break;
-			}
-			data[len] = '\0';
-			if (!strcmp(path, ".gitignore"))
-				len = strip_debian_ignore(data, len);
-			if (!strcmp(path, "Makefile"))
-				read_version(version, vsize, data);
-			rc = gu_import_add(im, path, data, len,
-					   (archive_entry_perm(ent) & 0111)
-						   ? GU_IMPORT_EXEC
-						   : GU_IMPORT_FILE);
+			continue;
 		}
+		if (e.type != ARC_FILE)
+			continue;
+		buf_reset(&data);
+		if ((rc = arc_read_buf(a, &data)))
+			break;
+		if (data.len != e.size) {
+			rc = err_set(ERR_INPUT, "short read from '%s'",
+				     tarball);
+			break;
+		}
+		len = data.len;
+		if (!strcmp(path, ".gitignore") && data.ptr)
+			len = strip_debian_ignore(data.ptr, len);
+		if (!strcmp(path, "Makefile"))
+			read_version(version, vsize, buf_str(&data));
+		rc = gu_import_add(im, path, buf_str(&data), len,
+				   (e.perm & 0111) ? GU_IMPORT_EXEC
+						   : GU_IMPORT_FILE);
 	}
-	if (!rc && ar != ARCHIVE_EOF)
-		rc = arch_fail(a, "cannot read", tarball);
-	if (!rc && !version[0])
+	if (!rc && more == 0 && !version[0])
 		rc = err_set(ERR_INPUT,
 			     "'%s' has no top Makefile with a "
 			     "version: not a kernel source tarball",
 			     tarball);
-	archive_read_free(a);
-	free(data);
+	arc_close(a);
+	buf_release(&data);
 	if (rc) {
 		struct gu_oid sink;
 
@@ -193,68 +162,30 @@ static int fetch_package(char **deb, const char *dir, const char *version)
 /* usr/src/linux-source-*.tar.* out of the package, into path. */
 static int extract_tarball(const char *deb, const char *path)
 {
-	struct archive *ar = archive_read_new(), *tar = NULL;
-	struct archive_entry *e;
-	struct debpkg *d = NULL;
-	char *tmp = util_fmt("%s.part", path);
-	FILE *f = NULL;
-	int rc, found = 0;
+	struct arc *a;
+	struct arc_entry e;
+	int rc = arc_open(&a, deb, ARC_DEB), found = 0;
 
-	archive_read_support_format_ar(ar);
-	if (!tmp)
-		rc = err_set(ERR_NOMEM, "out of memory");
-	else if (archive_read_open_filename(ar, deb, 1 << 16) != ARCHIVE_OK)
-		rc = arch_fail(ar, "cannot open", deb);
-	else
-		rc = debpkg_open_data(&d, &tar, ar, deb);
-	while (!rc && !found) {
-		const char *name;
-		char chunk[65536];
-		la_ssize_t n;
-		int ar_rc = archive_read_next_header(tar, &e);
+	if (rc)
+		return rc;
+	while (!found && (rc = arc_next(a, &e)) == 1) {
+		const char *name = e.name;
 
-		if (ar_rc == ARCHIVE_EOF)
-			break;
-		if (ar_rc != ARCHIVE_OK) {
-			rc = arch_fail(tar, "cannot read", deb);
-			break;
-		}
-		name = archive_entry_pathname(e);
 		if (!strncmp(name, "./", 2))
 			name += 2;
-		if (strncmp(name, "usr/src/linux-source-", 21) ||
-		    !strstr(name, ".tar"))
-			continue;
-		if (!(f = fopen(tmp, "wb"))) {
-			rc = err_sys(ERR_INFRA, "cannot write '%s'", tmp);
-			break;
+		if (e.type == ARC_FILE &&
+		    !strncmp(name, "usr/src/linux-source-", 21) &&
+		    strstr(name, ".tar")) {
+			rc = arc_read_to_file(a, path);
+			found = 1;
 		}
-		while ((n = archive_read_data(tar, chunk, sizeof(chunk))) > 0)
-			if (fwrite(chunk, 1, (size_t)n, f) != (size_t)n)
-				break;
-		if (n != 0 || fclose(f)) {
-			rc = err_sys(ERR_INFRA, "cannot write '%s'", tmp);
-			f = NULL;
-			break;
-		}
-		f = NULL;
-		if (rename(tmp, path))
-			rc = err_sys(ERR_INFRA, "cannot rename '%s'", tmp);
-		found = 1;
 	}
-	if (!rc && !found)
+	if (rc == 0 && !found)
 		rc = err_set(ERR_INPUT,
 			     "'%s' holds no usr/src/linux-source-* "
 			     "tarball",
 			     deb);
-	if (f)
-		fclose(f);
-	if (rc && tmp)
-		unlink(tmp);
-	if (d)
-		debpkg_close(d, tar);
-	archive_read_free(ar);
-	free(tmp);
+	arc_close(a);
 	return rc;
 }
 

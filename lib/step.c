@@ -127,11 +127,6 @@ void step_result_release(struct step_result *st)
 	st->run_results = NULL;
 }
 
-static json_t *str_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
 json_t *step_result_json(const struct step_result *st)
 {
 	json_t *o = json_object();
@@ -162,9 +157,9 @@ json_t *step_result_json(const struct step_result *st)
 		json_object_set_new(o, "runs_failed",
 				    json_integer(st->runs_failed));
 	}
-	json_object_set_new(o, "console_log", str_or_null(st->console_log));
-	json_object_set_new(o, "build_log", str_or_null(st->build_log));
-	json_object_set_new(o, "log", str_or_null(st->log));
+	json_object_set_new(o, "console_log", json_pack("s?", st->console_log));
+	json_object_set_new(o, "build_log", json_pack("s?", st->build_log));
+	json_object_set_new(o, "log", json_pack("s?", st->log));
 	if (st->config_path)
 		json_object_set_new(o, "config", json_string(st->config_path));
 	if (st->accel)

@@ -254,22 +254,24 @@ char *util_exe_sibling(const char *name)
 
 static uid_t chown_uid;
 static gid_t chown_gid;
+static const char *chown_keep;
 
 static int chown_one(const char *path, const struct stat *st, int flag,
 		     struct FTW *ftw)
 {
-	if (flag == FTW_D && ftw->level == 1 &&
-	    !strcmp(path + ftw->base, ".git"))
-		return FTW_SKIP_SUBTREE;
+	if (chown_keep && ftw->level == 1 &&
+	    !strcmp(path + ftw->base, chown_keep))
+		return flag == FTW_D ? FTW_SKIP_SUBTREE : FTW_CONTINUE;
 	if (st->st_uid == chown_uid && st->st_gid == chown_gid)
 		return FTW_CONTINUE;
 	return lchown(path, chown_uid, chown_gid) ? FTW_STOP : FTW_CONTINUE;
 }
 
-int util_chown_tree(const char *path, uid_t uid, gid_t gid)
+int util_chown_tree(const char *path, const char *keep, uid_t uid, gid_t gid)
 {
 	chown_uid = uid;
 	chown_gid = gid;
+	chown_keep = keep;
 	if (nftw(path, chown_one, 32, FTW_PHYS | FTW_MOUNT | FTW_ACTIONRETVAL))
 		return err_sys(ERR_INFRA, "cannot give '%s' to uid %u", path,
 			       (unsigned)uid);

@@ -62,11 +62,12 @@ char *util_exe_sibling(const char *name);
 int util_remove_tree(const char *path);
 
 /*
- * Give a tree (links themselves, not what they name; not a top-level
- * .git, nor across mounts) to uid and gid: a checkout lent to a command's
- * user, then taken back.  Not thread-safe.
+ * Give a tree (links themselves, not what they name; not its top-level
+ * entry named keep, nor across mounts) to uid and gid: a checkout lent
+ * to a command's user (keep ".git"), then taken back; a build's work
+ * directory given to the build's user (keep "src").  Not thread-safe.
  */
-int util_chown_tree(const char *path, uid_t uid, gid_t gid);
+int util_chown_tree(const char *path, const char *keep, uid_t uid, gid_t gid);
 
 struct proc_opts {
 	const char *cwd;	/* NULL: inherit */

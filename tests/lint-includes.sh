@@ -4,6 +4,12 @@
 # cli/ may include all three.  An include with a directory in it
 # ("../bisectd/x.h") is refused wherever it is.  Prints each offending
 # FILE:LINE and fails when there is one.
+#
+# Each third-party library that is a concern of its own is called from
+# one file only: libarchive from lib/archives.c, libgit2 from
+# lib/gitutil.c, libcurl from lib/http.c, libvirt from
+# worker/boot_libvirt.c, SQLite from bisectd/store.c, libmicrohttpd from
+# bisectd/api.c.
 cd "$(dirname "$0")/.." || exit 1
 headers() { for h in "$1"/*.h; do [ -e "$h" ] && basename "$h"; done; }
 # may FOLDER include HEADER?  0 yes
@@ -29,6 +35,21 @@ for folder in lib worker bisectd cli; do
 				echo "$f:$n: \"$h\": $folder/ may not include it" ;;
 			esac
 		done
+	done
+	grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*<' \
+		"$folder"/*.[ch] | while IFS=: read -r f n line; do
+		h=$(printf '%s\n' "$line" | sed 's/.*<\([^>]*\)>.*/\1/')
+		case $h in
+		archive.h | archive_entry.h) home=lib/archives.c ;;
+		git2.h | git2/*) home=lib/gitutil.c ;;
+		curl/*) home=lib/http.c ;;
+		libvirt/*) home=worker/boot_libvirt.c ;;
+		sqlite3.h) home=bisectd/store.c ;;
+		microhttpd.h) home=bisectd/api.c ;;
+		*) continue ;;
+		esac
+		[ "$f" = "$home" ] ||
+			echo "$f:$n: <$h>: only $home calls that library"
 	done
 done > "${TMPDIR:-/tmp}/lint-includes.$$"
 if [ -s "${TMPDIR:-/tmp}/lint-includes.$$" ]; then

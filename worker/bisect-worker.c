@@ -8,9 +8,11 @@
  *                 [--command-timeout S] [--command-memory-mb MB]
  *                 [--once] [--libvirt URI]
  *
- * A generic job's command comes from whoever submitted the job: it runs
- * in the bubblewrap sandbox (worker/sandbox.c) as --command-user
- * (default nobody; a user of its own per slot keeps slots apart), with
+ * A step's kernel tree and a generic job's command come from whoever
+ * submitted the job: both run in the bubblewrap sandbox
+ * (worker/sandbox.c) as --command-user (default nobody; never root; a
+ * user of its own per slot keeps slots apart), which sees nothing of the
+ * worker's cache but the step's own directories; a command runs with
  * no network (unless the job asks for it and --allow-network gives it)
  * and none of the worker's environment (its token stays here), writing
  * only to its checkout, killed after --command-timeout seconds
@@ -495,11 +497,12 @@ static int usage(int asked)
 	fprintf(asked ? stdout : stderr,
 		"usage: bisect-worker --server URL --token-file FILE [--name "
 		"NAME]\n"
-		"                     [--recipes a,b,...] [--allow-commands "
-		"[--command-user USER]\n"
-		"                     [--allow-network] [--command-timeout S] "
-		"[--command-memory-mb MB]\n"
-		"                     [--command-procs N] "
+		"                     [--recipes a,b,...] [--command-user "
+		"USER]\n"
+		"                     [--allow-commands [--allow-network] "
+		"[--command-timeout S]\n"
+		"                     [--command-memory-mb MB] "
+		"[--command-procs N] "
 		"[--command-output-mb MB]]\n"
 		"                     [--slot S] [--once]\n"
 		"                     [--libvirt URI] [--sign-key KEY "
@@ -526,11 +529,14 @@ static int check_options(struct wopts *o, const char *command_user,
 	if (geteuid() == 0 &&
 	    user_ids(command_user, &o->command_uid, &o->command_gid))
 		return 2;
+	if (geteuid() == 0) /* builds from the network run as that user */
+		sandbox_build_user(o->command_uid, o->command_gid);
 	if (geteuid() != 0 && o->allow_commands)
 		say("not root: commands run as nobody in a user namespace, "
 		    "which is this user outside it and can read its files");
 	if (token_file) {
-		/* a build's sandbox could read it (its nobody is root) */
+		/* a build's sandbox could read it if it ran as nobody in a
+		 * user namespace (the worker, outside it) */
 		char *real = realpath(token_file, NULL);
 
 		if (real)
@@ -769,6 +775,9 @@ int main(int argc, char **argv)
 		say("%s", err_last());
 		return 3;
 	}
+	/* every other job's trees, the mirrors, the kernel cache: what a
+	 * step needs from it is bound back into its sandbox */
+	sandbox_hide(o.cache);
 	status = serve(&o);
 	free(o.cache);
 	return status;

@@ -190,6 +190,16 @@ static int install_packages(struct buildjob_result *r,
 	return rc;
 }
 
+int buildjob_check(const struct buildjob_spec *b)
+{
+	if (b->sandbox && !util_in_path("bwrap"))
+		return err_set(ERR_INPUT,
+			       "bubblewrap (bwrap) is not installed: "
+			       "builds of patches run in its "
+			       "sandbox");
+	return b->install ? install_check(b->deb, b->rpm) : 0;
+}
+
 int buildjob_run(struct buildjob_result *r, const struct buildjob_spec *b)
 {
 	char *src = util_fmt("%s/src", b->work_dir), *tmpdir = NULL;

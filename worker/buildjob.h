@@ -41,6 +41,12 @@ struct buildjob_result {
 };
 
 /*
+ * What the machine lacks to run the build job: bubblewrap for its
+ * sandbox, the install test's tools.  ERR_INPUT naming it, or 0.
+ */
+int buildjob_check(const struct buildjob_spec *b);
+
+/*
  * Run the build job.  A patch that does not apply is ERR_INPUT naming
  * it, the file and the hunk; a tree that does not build or package is
  * r->built == 0 with the reason in r->smoke.title (and verdict skip,

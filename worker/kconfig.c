@@ -11,29 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <archive.h>
-#include <archive_entry.h>
-
-#include "debpkg.h"
+#include "archives.h"
 #include "error.h"
 #include "util.h"
 #include "kconfig.h"
 #include "sandbox.h"
-
-static int read_data(struct archive *a, struct buf *out, const char *path)
-{
-	char chunk[65536];
-	la_ssize_t n;
-	int rc;
-
-	while ((n = archive_read_data(a, chunk, sizeof(chunk))) > 0)
-		if ((rc = buf_put(out, chunk, (size_t)n)))
-			return rc;
-	if (n < 0)
-		return err_set(ERR_INPUT, "cannot read config '%s': %s", path,
-			       archive_error_string(a));
-	return 0;
-}
 
 /* boot/config-* (Debian, Ubuntu) or [usr/]lib/modules/VERSION/config. */
 static int is_config_entry(const char *name)
@@ -52,45 +34,51 @@ static int is_config_entry(const char *name)
 	return slash && !strcmp(slash, "/config");
 }
 
-/* Read the first kernel config among the entries of a tar or cpio. */
-static int config_from_entries(struct archive *a, struct buf *out,
-			       const char *path)
+/* Read the first kernel config among the files of a package. */
+static int config_from_package(struct buf *out, const char *path,
+			       enum arc_format format)
 {
-	struct archive_entry *e;
-	int r;
-
-	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK)
-		if (is_config_entry(archive_entry_pathname(e)))
-			return read_data(a, out, path);
-	if (r != ARCHIVE_EOF)
-		return err_set(ERR_INPUT, "cannot read package '%s': %s", path,
-			       archive_error_string(a));
-	return err_set(ERR_INPUT,
-		       "package '%s' holds no kernel config (boot/config-* "
-		       "or lib/modules/*/config)",
-		       path);
-}
-
-/* A .deb is an ar archive; the files are in its data.tar member. */
-static int config_from_deb(struct archive *ar, struct buf *out,
-			   const char *path)
-{
-	struct debpkg *d;
-	struct archive *tar;
-	int rc = debpkg_open_data(&d, &tar, ar, path);
+	struct arc *a;
+	struct arc_entry e;
+	int rc = arc_open(&a, path, format);
 
 	if (rc)
 		return rc;
-	rc = config_from_entries(tar, out, path);
-	debpkg_close(d, tar);
+	while ((rc = arc_next(a, &e)) == 1)
+		if (e.type == ARC_FILE && is_config_entry(e.name))
+			break;
+	if (rc == 1)
+		rc = arc_read_buf(a, out);
+	else if (rc == 0)
+		rc = err_set(ERR_INPUT,
+			     "package '%s' holds no kernel config "
+			     "(boot/config-* or lib/modules/*/config)",
+			     path);
+	arc_close(a);
+	return rc;
+}
+
+/* A config file, compressed or not. */
+static int config_from_file(struct buf *out, const char *path)
+{
+	struct arc *a;
+	struct arc_entry e;
+	int rc = arc_open(&a, path, ARC_RAW);
+
+	if (rc)
+		return rc;
+	rc = arc_next(a, &e);
+	if (rc == 1)
+		rc = arc_read_buf(a, out);
+	else if (rc == 0)
+		rc = err_set(ERR_INPUT, "cannot read config '%s': empty", path);
+	arc_close(a);
 	return rc;
 }
 
 int kconfig_read(struct buf *out, const char *path)
 {
 	static const unsigned char rpm_magic[4] = { 0xed, 0xab, 0xee, 0xdb };
-	struct archive *a = archive_read_new();
-	struct archive_entry *e;
 	unsigned char magic[8] = { 0 };
 	FILE *f = fopen(path, "rb");
 	int rc;
@@ -99,31 +87,15 @@ int kconfig_read(struct buf *out, const char *path)
 		rc = err_sys(ERR_INPUT, "cannot read config '%s'", path);
 		if (f)
 			fclose(f);
-		archive_read_free(a);
 		return rc;
 	}
 	fclose(f);
-	archive_read_support_filter_all(a);
 	if (!memcmp(magic, "!<arch>\n", 8))
-		archive_read_support_format_ar(a);
+		rc = config_from_package(out, path, ARC_DEB);
 	else if (!memcmp(magic, rpm_magic, 4))
-		archive_read_support_format_cpio(a);
+		rc = config_from_package(out, path, ARC_RPM);
 	else
-		archive_read_support_format_raw(a);
-	if (archive_read_open_filename(a, path, 65536) != ARCHIVE_OK) {
-		rc = err_set(ERR_INPUT, "cannot read config '%s': %s", path,
-			     archive_error_string(a));
-	} else if (!memcmp(magic, "!<arch>\n", 8)) {
-		rc = config_from_deb(a, out, path);
-	} else if (!memcmp(magic, rpm_magic, 4)) {
-		rc = config_from_entries(a, out, path);
-	} else if (archive_read_next_header(a, &e) != ARCHIVE_OK) {
-		rc = err_set(ERR_INPUT, "cannot read config '%s': %s", path,
-			     archive_error_string(a));
-	} else {
-		rc = read_data(a, out, path);
-	}
-	archive_read_free(a);
+		rc = config_from_file(out, path);
 	if (!rc && !strstr(buf_str(out), "CONFIG_"))
 		rc = err_set(ERR_INPUT,
 			     "'%s' is not a kernel config (no CONFIG_ lines)",
@@ -316,8 +288,8 @@ static int run_make(const struct recipe *r, const char *src_dir,
 	     *arch = util_fmt("ARCH=%s", r->arch);
 	const char *argv[SANDBOX_WORDS + 8];
 	struct proc_opts opts = { .log_path = log_path, .append = 1 };
-	size_t n = sandbox ? sandbox_argv(argv, sandbox) : 0;
-	int rc;
+	size_t n = 0;
+	int rc = sandbox ? sandbox_argv(argv, &n, sandbox) : 0;
 
 	argv[n++] = "make";
 	argv[n++] = "-s";
@@ -327,12 +299,10 @@ static int run_make(const struct recipe *r, const char *src_dir,
 	argv[n++] = arch;
 	argv[n++] = target;
 	argv[n] = NULL;
-	if (!o || !arch) {
-		free(o);
-		free(arch);
-		return err_set(ERR_NOMEM, "out of memory");
-	}
-	rc = proc_run(&pr, argv, &opts);
+	if (!rc && (!o || !arch))
+		rc = err_set(ERR_NOMEM, "out of memory");
+	if (!rc)
+		rc = proc_run(&pr, argv, &opts);
 	if (!rc && pr.exec_failed)
 		rc = ERR_INFRA; /* proc_run said why */
 	else if (!rc && (!pr.exited || pr.status))

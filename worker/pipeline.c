@@ -86,7 +86,7 @@ static int make_env(const struct step_spec *s, const char *src,
 		    const char *build, const char *targets, const char *log,
 		    struct proc_result *pr, const char *extra_env)
 {
-	const char *argv[80];
+	const char *argv[SANDBOX_WORDS + 80];
 	char *o = util_fmt("O=%s", build),
 	     *arch = util_fmt("ARCH=%s", s->recipe->arch),
 	     *lv = s->localversion
@@ -113,8 +113,8 @@ static int make_env(const struct step_spec *s, const char *src,
 	int rc;
 
 	snprintf(jobs, sizeof(jobs), "-j%ld", ncpu > 0 ? ncpu : 1);
-	if (s->sandbox)
-		n = sandbox_argv(argv, s->work_dir);
+	if (s->sandbox && (rc = sandbox_argv(argv, &n, s->work_dir)))
+		goto out;
 	argv[n++] = "make";
 	argv[n++] = "-C";
 	argv[n++] = src;
@@ -131,12 +131,14 @@ static int make_env(const struct step_spec *s, const char *src,
 		argv[n++] = lv;
 	if (bv)
 		argv[n++] = bv;
-	for (tok = strtok_r(t, " ", &save); tok && n < 78;
+	for (tok = strtok_r(t, " ", &save);
+	     tok && n < sizeof(argv) / sizeof(*argv) - 1;
 	     tok = strtok_r(NULL, " ", &save))
 		argv[n++] = tok;
 	argv[n] = NULL;
 	rc = proc_run(pr, argv, &opts);
 	live_done(&l);
+out:
 	free(o);
 	free(arch);
 	free(lv);

@@ -1,17 +1,25 @@
 /*
  * The sandbox for builds of untrusted patches: bubblewrap (bwrap), with
  * every namespace new (no network: only a loopback that is down), the
- * nobody user, the whole file system read-only but for the work
- * directory (the tree, O=, where the packages are made) and ccache's
- * directory, a private /tmp and /var/tmp, and empty /root, /home and
- * directories of keys (sandbox_hide()).  Whatever a patched
- * Makefile or Kconfig script runs can write to nothing else and reach
- * nothing.
+ * whole file system read-only but for the work directory (the tree, O=,
+ * where the packages are made) and ccache's directory, a private /tmp
+ * and /var/tmp, and empty /root, /home and hidden directories
+ * (sandbox_hide(): keys, the worker's cache with every other job's
+ * trees, of which only what the step needs is bound back).  Whatever a
+ * patched Makefile or Kconfig script runs can write to nothing else and
+ * reach nothing.
+ *
+ * Who it runs as: a worker that is root gives its builds a real user of
+ * their own (sandbox_build_user(); setpriv, no user namespace), as it
+ * does commands: root's files stay root's.  Without one (bisectctl, a
+ * worker that is not root) a build runs as nobody in a user namespace,
+ * which outside it is the caller.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "util.h"
 #include "sandbox.h"
 
@@ -19,6 +27,15 @@
  * and files (the worker's token file) */
 static char hidden[4][4096], hidden_files[2][4096];
 static size_t nhidden, nhidden_files;
+/* builds' real user, when there is one */
+static struct sandbox_user builder;
+
+void sandbox_build_user(unsigned uid, unsigned gid)
+{
+	builder.uid = uid;
+	builder.gid = gid;
+	builder.network = 0;
+}
 
 void sandbox_hide(const char *dir)
 {
@@ -44,12 +61,13 @@ struct words {
 
 /*
  * Directories that lead to path, made traversable (0755) where they are
- * made anew (below a tmpfs such as /tmp; bwrap would make them 0700,
- * which only root may cross).  Up to 12 per path, two paths.
+ * made anew (below a tmpfs such as /tmp or a hidden directory; bwrap
+ * would make them 0700, which only root may cross).  Up to 12 per path,
+ * three paths.
  */
 static size_t ancestors(const char **argv, const char *path, int which)
 {
-	static char dirs[2][12][4096];
+	static char dirs[3][12][4096];
 	const char *p = path;
 	size_t n = 0, k = 0;
 
@@ -64,22 +82,31 @@ static size_t ancestors(const char **argv, const char *path, int which)
 	return n;
 }
 
+/* ccache's directory, as the build uses it: CCACHE_DIR, else the
+ * cache's ccache/ (pipeline.c sets it so).  NULL when out of memory. */
+static const char *ccache_dir(void)
+{
+	static char dir[4096];
+	const char *cd = getenv("CCACHE_DIR");
+	char *cache;
+
+	if (cd && *cd)
+		return cd;
+	if (!(cache = util_cache_dir()))
+		return NULL;
+	snprintf(dir, sizeof(dir), "%s/ccache", cache);
+	free(cache);
+	return dir;
+}
+
 static size_t sandbox_words(const char **argv, const struct words *w)
 {
-	static char ccache[4096], ids[2][32];
-	const char *cd = w->with_ccache ? getenv("CCACHE_DIR") : NULL;
+	static char ids[2][32];
+	const char *cd = w->with_ccache ? ccache_dir() : NULL;
 	/* a real user, or nobody in a user namespace (root outside it) */
 	int real = w->user && w->user->uid;
 	size_t n = 0, i;
 
-	if (!cd && w->with_ccache) {
-		char *cache = util_cache_dir();
-
-		if (cache)
-			snprintf(ccache, sizeof(ccache), "%s/ccache", cache);
-		free(cache);
-		cd = cache ? ccache : NULL;
-	}
 	argv[n++] = "bwrap";
 	if (real) {
 		/* no user namespace: the command's user is a real one, so
@@ -166,10 +193,11 @@ static size_t sandbox_words(const char **argv, const struct words *w)
 		argv[n++] = "--tmpfs";
 		argv[n++] = hidden[i];
 	}
-	if (real && w->ro_dir)
+	if (w->ro_dir)
 		n += ancestors(argv + n, w->ro_dir, 0);
-	if (real)
-		n += ancestors(argv + n, w->work_dir, 1);
+	n += ancestors(argv + n, w->work_dir, 1);
+	if (cd)
+		n += ancestors(argv + n, cd, 2);
 	if (w->ro_dir) {
 		argv[n++] = "--ro-bind";
 		argv[n++] = w->ro_dir;
@@ -206,11 +234,31 @@ static size_t sandbox_words(const char **argv, const struct words *w)
 	return n;
 }
 
-size_t sandbox_argv(const char **argv, const char *work_dir)
+int sandbox_argv(const char **argv, size_t *n, const char *work_dir)
 {
-	const struct words w = { .work_dir = work_dir, .with_ccache = 1 };
+	const struct words w = { .work_dir = work_dir,
+				 .with_ccache = 1,
+				 .user = builder.uid ? &builder : NULL };
+	int rc = 0;
 
-	return sandbox_words(argv, &w);
+	if (builder.uid) {
+		/* the build's user writes its work directory and ccache's,
+		 * and nothing of the worker's: the checkout stays the
+		 * worker's, readable */
+		const char *cd = ccache_dir();
+
+		rc = cd ? util_mkdir_p(cd)
+			: err_set(ERR_NOMEM, "out of memory");
+		if (!rc)
+			rc = util_chown_tree(work_dir, "src", builder.uid,
+					     builder.gid);
+		if (!rc)
+			rc = util_chown_tree(cd, NULL, builder.uid,
+					     builder.gid);
+	}
+	if (!rc)
+		*n = sandbox_words(argv, &w);
+	return rc;
 }
 
 size_t sandbox_command_argv(const char **argv, const char *work_dir,

@@ -10,10 +10,19 @@
 /*
  * The sandbox's command words (bwrap and its options, ending in "--")
  * for a build that may write only in work_dir and ccache's directory:
- * put them before the command.  At most SANDBOX_WORDS.  Not reentrant.
+ * put them before the command; *n gets their count, at most
+ * SANDBOX_WORDS.  With a build user (sandbox_build_user()), work_dir
+ * but its src/ and ccache's directory are given to that user first.
+ * Not reentrant.
  */
-#define SANDBOX_WORDS 208
-size_t sandbox_argv(const char **argv, const char *work_dir);
+#define SANDBOX_WORDS 256
+int sandbox_argv(const char **argv, size_t *n, const char *work_dir);
+/*
+ * Builds run from now on as this real user (never root), without a user
+ * namespace: root's files stay root's to them.  For a worker that is
+ * root; without it a build runs as nobody in a user namespace.
+ */
+void sandbox_build_user(unsigned uid, unsigned gid);
 /* Who a command from the network runs as (uid 0: a worker that is not
  * root, whose sandbox user is nobody in a user namespace, its own uid
  * outside), and whether it has the network (the host's; else a loopback
@@ -33,12 +42,18 @@ struct sandbox_user {
 size_t sandbox_command_argv(const char **argv, const char *work_dir,
 			    const char *repo_dir, const char *const *env,
 			    const struct sandbox_user *user);
-/* Hide dir (a signing key's) from every later sandbox; up to 4. */
+/*
+ * Hide dir (a signing key's, the worker's cache) from every later
+ * sandbox: an empty tmpfs over it, on which what the sandbox needs from
+ * inside (its work directory, ccache's, the repository) is bound back;
+ * up to 4.
+ */
 void sandbox_hide(const char *dir);
 /*
- * Hide file (the worker's token file) in every later sandbox: a device
- * node that it may not open is bound over it; up to 2.  A build's user,
- * nobody in a user namespace, is root outside it, and could read it.
+ * Hide file (the worker's token file) in every later sandbox: /dev/null,
+ * which it may not open, is bound over it; up to 2.  A build without a
+ * build user, nobody in a user namespace, is the worker outside it, and
+ * could read it.
  */
 void sandbox_hide_file(const char *path);
 

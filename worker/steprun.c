@@ -18,7 +18,6 @@
 #include "srcimport.h"
 #include "util.h"
 #include "buildjob.h"
-#include "installtest.h"
 #include "pipeline.h"
 #include "sandbox.h"
 #include "steprun.h"
@@ -99,7 +98,7 @@ int steprun_command(struct step_result *st, struct gu_repo *repo,
 
 	gu_oid_hex(hex, commit);
 	/* (a worker killed while a command ran left the tree lent out) */
-	rc = lend ? util_chown_tree(worktree, geteuid(), getegid()) : 0;
+	rc = lend ? util_chown_tree(worktree, ".git", geteuid(), getegid()) : 0;
 	if (!rc)
 		rc = gu_checkout(repo, worktree, commit);
 	if (rc)
@@ -119,7 +118,7 @@ int steprun_command(struct step_result *st, struct gu_repo *repo,
 	/* the checkout is the command user's while it runs (not its .git),
 	 * then the worker's again */
 	if (lend)
-		rc = util_chown_tree(worktree, senv->command_uid,
+		rc = util_chown_tree(worktree, ".git", senv->command_uid,
 				     senv->command_gid);
 	if (!rc) {
 		const char *env[] = { env_commit, NULL };
@@ -135,7 +134,8 @@ int steprun_command(struct step_result *st, struct gu_repo *repo,
 		rc = proc_run(&pr, argv, &o);
 	}
 	if (lend) {
-		int back = util_chown_tree(worktree, geteuid(), getegid());
+		int back =
+			util_chown_tree(worktree, ".git", geteuid(), getegid());
 
 		rc = rc ? rc : back;
 	}
@@ -235,12 +235,8 @@ static int run_build(struct step_result *st, const struct job_spec *sp,
 	};
 	int rc;
 
-	if (sp->install_test && install_check(sp->deb, sp->rpm))
+	if (buildjob_check(&bs))
 		return err_set(ERR_INFRA, "%s on this worker", err_last());
-	if (!util_in_path("bwrap"))
-		return err_set(ERR_INFRA, "bubblewrap (bwrap) is not installed "
-					  "on this worker: builds of patches "
-					  "run in its sandbox");
 	for (i = 0; i < sp->npatches; i++)
 		lens[i] = strlen(sp->patch_texts[i]);
 	rc = buildjob_run(&r, &bs);

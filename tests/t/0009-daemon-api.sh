@@ -140,6 +140,15 @@ check "a test job of a commit already tested is answered from the cache" \
 	jq_true "$SCRATCH/job" ".result == \"$verdict\" and .steps[0].cached == true"
 kill -STOP "$WPID"
 sid=$(submit "$(bisect_job "$repo" "$GOOD" "$BAD" 'sleep 1; test ! -f regression')")
+# a job is its submitter's: another submit token may not cancel it
+OTHER=$("$BISECTD" --state "$STATE" token add submit stranger)
+check "cancelling another's job: 403" \
+	[ "$(api POST "jobs/$sid/cancel" '' "$OTHER")" = 403 ]
+check "and it says whose it is" grep -q "only its submitter" "$SCRATCH/body"
+api GET "jobs/$sid" > /dev/null
+check "the job goes on" jq_true "$SCRATCH/body" '.state != "cancelled"'
+expect_exit 2 "a token name of 64 characters" "$BISECTD" --state "$STATE" \
+	token add submit "$(printf '%064d' 0)"
 check "cancel: 200" [ "$(api POST "jobs/$sid/cancel" '' "$STOKEN")" = 200 ]
 check "cancelled job" jq_true "$SCRATCH/body" '.state == "cancelled" and ([.steps[] | select(.state == "queued" or .state == "running")] | length) == 0'
 check "cancelling again: 409" [ "$(api POST "jobs/$sid/cancel" '' "$STOKEN")" = 409 ]

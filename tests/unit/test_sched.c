@@ -1,8 +1,10 @@
 /*
  * The scheduler alone: its decisions driven through its own calls, with
- * the store in memory (SQLite's ":memory:") and no HTTP.  Which step
- * goes to which worker, k-ary rounds, a bisection to its culprit, lease
- * expiry and cancellation.  The repository is tests/fixtures/mkrepo.sh's.
+ * a fake store in memory (fake_store.c, linked in place of the SQLite
+ * store: this program does not link SQLite) and no HTTP, on a clock the
+ * test moves.  Which step goes to which worker, k-ary rounds, a
+ * bisection to its culprit, lease expiry and heartbeats, and
+ * cancellation.  The repository is tests/fixtures/mkrepo.sh's.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -17,6 +19,7 @@
 #include <cmocka.h>
 
 #include "error.h"
+#include "fake_store.h"
 #include "gitutil.h"
 #include "scheduler.h"
 #include "step.h"
@@ -99,7 +102,7 @@ static long long submit(struct fixture *fx, const char *extra)
 	long long id = 0;
 
 	assert_non_null(body);
-	if (sched_submit(fx->s, body, strlen(body), NULL, 0, &id))
+	if (sched_submit(fx->s, body, strlen(body), NULL, 0, "alice", &id))
 		fail_msg("submit refused: %s", err_last());
 	free(body);
 	return id;
@@ -232,13 +235,21 @@ static void test_sched__an_expired_lease_is_given_again(void **state)
 	long long w, v;
 
 	(void)state;
-	open_sched(&fx, 0.2, 1);
+	open_sched(&fx, 60, 1);
 	w = worker(&fx, "{\"name\":\"w\",\"run\":true}");
 	v = worker(&fx, "{\"name\":\"v\",\"run\":true}");
 	submit(&fx, "");
 	assert_int_equal(poll(&fx, w, &a), 1);
 	assert_int_equal(poll(&fx, v, &b), 0); /* one step at a time */
-	usleep(400 * 1000);		       /* twice the lease */
+	/* a heartbeat within the lease keeps it past its first end */
+	fake_store_now += 50;
+	assert_int_equal(sched_heartbeat(fx.s, a.lease), 0);
+	fake_store_now += 50;
+	assert_int_equal(sched_tick_all(fx.s), 0);
+	assert_int_equal(poll(&fx, v, &b), 0);
+	assert_int_equal(sched_heartbeat(fx.s, a.lease), 0);
+	/* then the worker is silent past its lease */
+	fake_store_now += 61;
 	assert_int_equal(sched_tick_all(fx.s), 0);
 	assert_int_equal(sched_heartbeat(fx.s, a.lease), ERR_NOTFOUND);
 	assert_int_equal(answer(&fx, &a), ERR_NOTFOUND);
