@@ -55,6 +55,7 @@
 struct jobc {
 	long long id;
 	struct job_spec spec;
+	char tenant[17]; /* its submitter's key, "" for none */
 	struct gu_repo *repo;
 	char recipe_key[DIGEST_HEXSZ + 1];
 	int have_graph;
@@ -364,7 +365,7 @@ static void drop_jobc(struct sched *s, long long id)
 
 /* The scheduler's view of a job, loaded from the store on first use. */
 static int get_jobc(struct sched *s, long long id, const char *spec,
-		    struct jobc **out)
+		    const char *owner, struct jobc **out)
 {
 	struct jobc *j = find_jobc(s, id);
 	int rc;
@@ -377,6 +378,12 @@ static int get_jobc(struct sched *s, long long id, const char *spec,
 	if (!j)
 		return err_set(ERR_NOMEM, "out of memory");
 	j->id = id;
+	if (owner) {
+		char hex[DIGEST_HEXSZ + 1];
+
+		digest_sha256_hex(hex, owner, strlen(owner));
+		snprintf(j->tenant, sizeof(j->tenant), "%.16s", hex);
+	}
 	rc = job_spec_parse(&j->spec, spec, strlen(spec));
 	if (!rc)
 		rc = repo_get(s, j->spec.repo, &j->repo);
@@ -1858,7 +1865,7 @@ int sched_tick(struct sched *s, long long id)
 		drop_jobc(s, id);
 		return 0;
 	}
-	rc = get_jobc(s, id, job.spec, &p.jc);
+	rc = get_jobc(s, id, job.spec, job.owner, &p.jc);
 	if (rc) {
 		/* the repository or recipe went away: the job cannot go on */
 		char why[1024];
@@ -1981,7 +1988,7 @@ static int can_take(const struct store_step *st, void *payload)
 
 		if (store_job_get(t->s->store, st->job, &job))
 			return 0;
-		get_jobc(t->s, st->job, job.spec, &jc);
+		get_jobc(t->s, st->job, job.spec, job.owner, &jc);
 		store_job_release(&job);
 		if (!jc)
 			return 0;
@@ -2021,6 +2028,7 @@ int sched_poll(struct sched *s, long long worker, char **assignment)
 	a.step = st.id;
 	a.job = st.job;
 	a.lease_seconds = s->o.lease_s;
+	snprintf(a.tenant, sizeof(a.tenant), "%s", jc->tenant);
 	a.spec = jc->spec; /* borrowed for the dump */
 	*assignment = step_assignment_dump(&a);
 	free(st.result);

@@ -70,6 +70,8 @@ char *step_assignment_dump(const struct step_assignment *a)
 	json_object_set_new(o, "commit", json_string(a->commit));
 	json_object_set_new(o, "role", json_string(a->role));
 	json_object_set_new(o, "lease_seconds", json_real(a->lease_seconds));
+	if (a->tenant[0])
+		json_object_set_new(o, "tenant", json_string(a->tenant));
 	json_object_set_new(o, "spec", sp);
 	s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(o);
@@ -80,7 +82,7 @@ int step_assignment_parse(struct step_assignment *out, const char *body,
 			  size_t len)
 {
 	json_t *o, *spec;
-	const char *lease, *commit, *role;
+	const char *lease, *commit, *role, *tenant = NULL;
 	json_int_t step, job;
 	double lease_s;
 	json_error_t e;
@@ -91,16 +93,23 @@ int step_assignment_parse(struct step_assignment *out, const char *body,
 	if (!(o = load(body, len, "assignment", "an assignment")))
 		return ERR_INPUT;
 	if (json_unpack_ex(o, &e, JSON_STRICT,
-			   "{s:s, s:I, s:I, s:s, s:s, s:F, s:o}", "lease",
+			   "{s:s, s:I, s:I, s:s, s:s, s:F, s:o, s?s}", "lease",
 			   &lease, "step", &step, "job", &job, "commit",
 			   &commit, "role", &role, "lease_seconds", &lease_s,
-			   "spec", &spec)) {
+			   "spec", &spec, "tenant", &tenant)) {
 		json_decref(o);
 		return err_set(ERR_INPUT, "bad assignment: %s", e.text);
 	}
 	snprintf(out->lease, sizeof(out->lease), "%s", lease);
 	snprintf(out->commit, sizeof(out->commit), "%s", commit);
 	snprintf(out->role, sizeof(out->role), "%s", role);
+	if (tenant && (strlen(tenant) >= sizeof(out->tenant) ||
+		       strspn(tenant, "0123456789abcdef") != strlen(tenant))) {
+		json_decref(o);
+		return err_set(ERR_INPUT, "bad assignment: tenant '%.40s'",
+			       tenant);
+	}
+	snprintf(out->tenant, sizeof(out->tenant), "%s", tenant ? tenant : "");
 	out->step = step;
 	out->job = job;
 	out->lease_seconds = lease_s;

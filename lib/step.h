@@ -26,6 +26,11 @@ struct step_assignment {
 	char role[16];
 	struct job_spec spec; /* repo, recipe, command, test, runs */
 	double lease_seconds;
+	/* whose job it is, as a key (hex, from the submitter's token name;
+	 * "" for a local run): a worker keeps each submitter's build trees
+	 * and compiler cache apart, so that one's build cannot leave
+	 * objects that another's reuses */
+	char tenant[17];
 };
 
 char *step_assignment_dump(const struct step_assignment *a);

@@ -312,6 +312,24 @@ static int step_commit(struct gu_oid *out, struct step_result *st,
 	return rc;
 }
 
+/*
+ * The compiler cache of one submitter: tenant/KEY below the worker's
+ * (CCACHE_DIR, else the cache's ccache/), for this step's process.
+ */
+static int tenant_ccache(const struct steprun_env *env, const char *tenant)
+{
+	const char *base = getenv("CCACHE_DIR");
+	char *dir = base && *base ? util_fmt("%s/tenant/%s", base, tenant)
+				  : util_fmt("%s/ccache/tenant/%s",
+					     env->cache_dir, tenant);
+	int rc = dir ? 0 : err_set(ERR_NOMEM, "out of memory");
+
+	if (!rc && setenv("CCACHE_DIR", dir, 1))
+		rc = err_sys(ERR_INFRA, "setenv CCACHE_DIR");
+	free(dir);
+	return rc;
+}
+
 static int run_assignment(struct step_result *st,
 			  const struct step_assignment *a,
 			  const struct steprun_env *env, struct gu_repo *repo,
@@ -319,12 +337,19 @@ static int run_assignment(struct step_result *st,
 {
 	const struct job_spec *sp = &a->spec;
 	char *key = steprun_repo_key(repo), *work = NULL, *path = NULL;
+	char tenant[20];
 	struct gu_oid poid;
 	struct recipe recipe;
 	int rc, lock = -1;
 
 	if (!key)
 		return err_set(ERR_NOMEM, "out of memory");
+	/* each submitter's trees and compiler cache apart from the others' */
+	snprintf(tenant, sizeof(tenant), "%s%s", a->tenant[0] ? "-" : "",
+		 a->tenant);
+	if (env->sandbox_commands && a->tenant[0] &&
+	    (rc = tenant_ccache(env, a->tenant)))
+		goto out;
 	if (env->sandbox_commands && !util_in_path("bwrap")) {
 		rc = err_set(ERR_INFRA,
 			     "bubblewrap (bwrap) is not installed on "
@@ -341,8 +366,8 @@ static int run_assignment(struct step_result *st,
 			goto out;
 		}
 
-		work = util_fmt("%s/worktrees/%s-run%s", env->cache_dir, key,
-				env->slot);
+		work = util_fmt("%s/worktrees/%s-run%s%s", env->cache_dir, key,
+				tenant, env->slot);
 		path = util_fmt("%s/command.log", env->step_dir);
 		rc = work && path ? 0 : err_set(ERR_NOMEM, "out of memory");
 		if (!rc && (rc = util_mkdir_p(work)) == 0 &&
@@ -370,8 +395,8 @@ static int run_assignment(struct step_result *st,
 		if (!rc && chmod(path, 0755))
 			rc = err_sys(ERR_INFRA, "chmod '%s'", path);
 	}
-	work = util_fmt("%s/work/%s-%s%s", env->cache_dir, key, recipe.name,
-			env->slot);
+	work = util_fmt("%s/work/%s-%s%s%s", env->cache_dir, key, recipe.name,
+			tenant, env->slot);
 	if (!rc && !work)
 		rc = err_set(ERR_NOMEM, "out of memory");
 	if (!rc && (rc = util_mkdir_p(work)) == 0 &&

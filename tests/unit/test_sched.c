@@ -171,6 +171,8 @@ static void test_sched__steps_go_to_workers_that_can_run_them(void **state)
 	assert_int_equal(poll(&fx, net, &a), 1);
 	assert_int_equal(a.job, id);
 	assert_int_equal(a.spec.network, 1);
+	/* the submitter's key goes with it: sha256("alice"), 16 hex */
+	assert_string_equal(a.tenant, "2bd806c97f0e00af");
 	job_spec_release(&a.spec);
 	close_sched(&fx);
 }

@@ -38,9 +38,25 @@ static void test_step__assignment_round_trip(void **state)
 	assert_string_equal(b.lease, "L1");
 	assert_string_equal(b.commit, a.commit);
 	assert_string_equal(b.spec.command, "true");
+	/* no tenant (a local run): none on the wire */
+	assert_null(strstr(s, "tenant"));
+	assert_string_equal(b.tenant, "");
+	free(s);
+	job_spec_release(&b.spec);
+	/* a submitter's key goes along; anything but 16 hex is refused */
+	snprintf(a.tenant, sizeof(a.tenant), "0123456789abcdef");
+	s = step_assignment_dump(&a);
+	assert_non_null(s);
+	assert_int_equal(step_assignment_parse(&b, s, strlen(s)), 0);
+	assert_string_equal(b.tenant, "0123456789abcdef");
+	job_spec_release(&b.spec);
+	free(s);
+	snprintf(a.tenant, sizeof(a.tenant), "../../etc");
+	s = step_assignment_dump(&a);
+	assert_int_equal(step_assignment_parse(&b, s, strlen(s)), ERR_INPUT);
+	assert_non_null(strstr(err_last(), "tenant"));
 	free(s);
 	job_spec_release(&a.spec);
-	job_spec_release(&b.spec);
 }
 
 static void test_step__result_round_trip(void **state)
