@@ -216,9 +216,10 @@ int buildjob_run(struct buildjob_result *r, const struct buildjob_spec *b)
 	if (!rc && b->npatches)
 		rc = gu_apply_patches(&poid, b->repo, src, &b->base, b->names,
 				      b->texts, b->lens, b->npatches);
-	free(src);
-	if (rc)
+	if (rc) {
+		free(src);
 		return rc;
+	}
 	gu_oid_hex(r->patched_hex, &poid);
 	memcpy(r->smoke.hex, r->patched_hex, sizeof(r->smoke.hex));
 	build_id(r->id, r->base_hex, b);
@@ -227,6 +228,7 @@ int buildjob_run(struct buildjob_result *r, const struct buildjob_spec *b)
 	tmpdir = util_fmt("%s/packages.partial", b->out_dir);
 	if (!r->pkgdir || !tmpdir) {
 		free(tmpdir);
+		free(src);
 		return err_set(ERR_NOMEM, "out of memory");
 	}
 	util_remove_tree(r->pkgdir);
@@ -240,8 +242,16 @@ int buildjob_run(struct buildjob_result *r, const struct buildjob_spec *b)
 	 * tree once more.  Not when signing, which comes between the build
 	 * and the packages.
 	 */
-	if (b->deb && !b->sign_key &&
-	    (version = package_kernel_version(b->repo, &poid)))
+	if (b->deb && !b->sign_key) {
+		/* a patched commit is in the work tree's repository */
+		struct gu_repo *w = NULL;
+
+		version = package_kernel_version(b->repo, &poid);
+		if (!version && !gu_open(&w, src))
+			version = package_kernel_version(w, &poid);
+		gu_close(w);
+	}
+	if (version)
 		targets = util_fmt("bindeb-pkg KDEB_PKGVERSION=%s~bisectd.%s-1",
 				   version, r->id);
 	if (targets)
@@ -260,7 +270,8 @@ int buildjob_run(struct buildjob_result *r, const struct buildjob_spec *b)
 			/* as bindeb-pkg will: see package.c */
 			.build_version = b->deb ? "1" : NULL,
 			.build_targets = targets,
-			.sandbox = b->sandbox
+			.sandbox = b->sandbox,
+			.uncached = 1
 		};
 		struct package_spec ps = { .step = &spec,
 					   .id = r->id,
@@ -295,6 +306,7 @@ int buildjob_run(struct buildjob_result *r, const struct buildjob_spec *b)
 		free(log);
 	}
 out:
+	free(src);
 	if (!r->built)
 		util_remove_tree(tmpdir); /* nothing half-made is left */
 	if (!r->built && targets)

@@ -421,7 +421,7 @@ static int cache_key(char key[KCACHE_KEYSZ + 1], const struct step_spec *s)
 				    .build_version = s->build_version };
 
 	if (!kcache_enabled() || s->recipe->modules || s->build_targets ||
-	    !s->build_timestamp)
+	    s->uncached || !s->build_timestamp)
 		return 0;
 	if (gu_tree_hex(s->repo, &s->commit, tree)) {
 		/* a patched or reverted commit: the work tree's repository

@@ -34,6 +34,9 @@ struct step_spec {
 	/* build in a sandbox (bubblewrap): no network, nothing writable but
 	 * the work directory and ccache's; for untrusted patches */
 	int sandbox;
+	/* not from the kernel cache: the tree is built here, in the work
+	 * directory, because packaging follows (a build job) */
+	int uncached;
 };
 
 struct pipeline_result {

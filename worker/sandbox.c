@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "util.h"
@@ -241,20 +242,23 @@ int sandbox_argv(const char **argv, size_t *n, const char *work_dir)
 				 .user = builder.uid ? &builder : NULL };
 	int rc = 0;
 
-	if (builder.uid) {
-		/* the build's user writes its work directory and ccache's,
-		 * and nothing of the worker's: the checkout stays the
-		 * worker's, readable */
+	if (builder.uid || geteuid() == 0) {
+		/* the build's user (outside any user namespace: a real one,
+		 * or root for nobody in a user namespace) writes its work
+		 * directory and ccache's, which an earlier build of the
+		 * other kind may have left as its own; the checkout stays
+		 * the caller's, readable, and a worker's per-submitter
+		 * caches (tenant/) are left to their builds */
+		uid_t uid = builder.uid ? builder.uid : geteuid();
+		gid_t gid = builder.uid ? builder.gid : getegid();
 		const char *cd = ccache_dir();
 
 		rc = cd ? util_mkdir_p(cd)
 			: err_set(ERR_NOMEM, "out of memory");
 		if (!rc)
-			rc = util_chown_tree(work_dir, "src", builder.uid,
-					     builder.gid);
+			rc = util_chown_tree(work_dir, "src", uid, gid);
 		if (!rc)
-			rc = util_chown_tree(cd, NULL, builder.uid,
-					     builder.gid);
+			rc = util_chown_tree(cd, "tenant", uid, gid);
 	}
 	if (!rc)
 		*n = sandbox_words(argv, &w);

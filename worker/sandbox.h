@@ -11,9 +11,10 @@
  * The sandbox's command words (bwrap and its options, ending in "--")
  * for a build that may write only in work_dir and ccache's directory:
  * put them before the command; *n gets their count, at most
- * SANDBOX_WORDS.  With a build user (sandbox_build_user()), work_dir
- * but its src/ and ccache's directory are given to that user first.
- * Not reentrant.
+ * SANDBOX_WORDS.  When the caller is root, work_dir but its src/ and
+ * ccache's directory are first given to the build's user outside the
+ * sandbox: the build user (sandbox_build_user()), else root.  Not
+ * reentrant.
  */
 #define SANDBOX_WORDS 256
 int sandbox_argv(const char **argv, size_t *n, const char *work_dir);
