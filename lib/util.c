@@ -149,6 +149,20 @@ char *util_cache_dir(void)
 	return util_fmt("%s/.cache/bisectd", home);
 }
 
+char *util_ccache_dir(void)
+{
+	const char *env = getenv("CCACHE_DIR");
+	char *cache, *dir;
+
+	if (env && *env)
+		return strdup(env);
+	if (!(cache = util_cache_dir()))
+		return NULL;
+	dir = util_fmt("%s/ccache", cache);
+	free(cache);
+	return dir;
+}
+
 int util_is_executable(const char *path)
 {
 	struct stat st;

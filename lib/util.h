@@ -31,6 +31,9 @@ int util_read_secret(const char *path, char *out, size_t size);
  * frees.
  */
 char *util_cache_dir(void);
+/* ccache's directory for kernel builds: $CCACHE_DIR, else the cache's
+ * ccache/.  Caller frees; NULL when out of memory. */
+char *util_ccache_dir(void);
 
 /* printf into a fresh string; NULL when out of memory.  Caller frees. */
 char *util_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

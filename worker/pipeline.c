@@ -70,14 +70,13 @@ static void live_done(struct live *l)
 
 static char *ccache_dir_env(void)
 {
-	char *cache;
-	char *s;
+	char *dir, *s;
 
 	if (getenv("CCACHE_DIR"))
 		return NULL;
-	cache = util_cache_dir();
-	s = cache ? util_fmt("CCACHE_DIR=%s/ccache", cache) : NULL;
-	free(cache);
+	dir = util_ccache_dir();
+	s = dir ? util_fmt("CCACHE_DIR=%s", dir) : NULL;
+	free(dir);
 	return s;
 }
 

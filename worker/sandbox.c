@@ -83,20 +83,18 @@ static size_t ancestors(const char **argv, const char *path, int which)
 	return n;
 }
 
-/* ccache's directory, as the build uses it: CCACHE_DIR, else the
- * cache's ccache/ (pipeline.c sets it so).  NULL when out of memory. */
+/* ccache's directory, as the build uses it (util_ccache_dir()), in a
+ * buffer that lasts until the sandbox's words are used.  NULL when out
+ * of memory. */
 static const char *ccache_dir(void)
 {
 	static char dir[4096];
-	const char *cd = getenv("CCACHE_DIR");
-	char *cache;
+	char *cd = util_ccache_dir();
 
-	if (cd && *cd)
-		return cd;
-	if (!(cache = util_cache_dir()))
+	if (!cd)
 		return NULL;
-	snprintf(dir, sizeof(dir), "%s/ccache", cache);
-	free(cache);
+	snprintf(dir, sizeof(dir), "%s", cd);
+	free(cd);
 	return dir;
 }
 

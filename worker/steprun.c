@@ -316,16 +316,15 @@ static int step_commit(struct gu_oid *out, struct step_result *st,
  * The compiler cache of one submitter: tenant/KEY below the worker's
  * (CCACHE_DIR, else the cache's ccache/), for this step's process.
  */
-static int tenant_ccache(const struct steprun_env *env, const char *tenant)
+static int tenant_ccache(const char *tenant)
 {
-	const char *base = getenv("CCACHE_DIR");
-	char *dir = base && *base ? util_fmt("%s/tenant/%s", base, tenant)
-				  : util_fmt("%s/ccache/tenant/%s",
-					     env->cache_dir, tenant);
+	char *base = util_ccache_dir(),
+	     *dir = base ? util_fmt("%s/tenant/%s", base, tenant) : NULL;
 	int rc = dir ? 0 : err_set(ERR_NOMEM, "out of memory");
 
 	if (!rc && setenv("CCACHE_DIR", dir, 1))
 		rc = err_sys(ERR_INFRA, "setenv CCACHE_DIR");
+	free(base);
 	free(dir);
 	return rc;
 }
@@ -348,7 +347,7 @@ static int run_assignment(struct step_result *st,
 	snprintf(tenant, sizeof(tenant), "%s%s", a->tenant[0] ? "-" : "",
 		 a->tenant);
 	if (env->sandbox_commands && a->tenant[0] &&
-	    (rc = tenant_ccache(env, a->tenant)))
+	    (rc = tenant_ccache(a->tenant)))
 		goto out;
 	if (env->sandbox_commands && !util_in_path("bwrap")) {
 		rc = err_set(ERR_INFRA,
