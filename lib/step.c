@@ -105,9 +105,10 @@ int step_assignment_parse(struct step_assignment *out, const char *body,
 	snprintf(out->role, sizeof(out->role), "%s", role);
 	if (tenant && (strlen(tenant) >= sizeof(out->tenant) ||
 		       strspn(tenant, "0123456789abcdef") != strlen(tenant))) {
+		rc = err_set(ERR_INPUT, "bad assignment: tenant '%.40s'",
+			     tenant);
 		json_decref(o);
-		return err_set(ERR_INPUT, "bad assignment: tenant '%.40s'",
-			       tenant);
+		return rc;
 	}
 	snprintf(out->tenant, sizeof(out->tenant), "%s", tenant ? tenant : "");
 	out->step = step;

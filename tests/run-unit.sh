@@ -5,6 +5,9 @@ cd "$(dirname "$0")/.." || exit 1
 failed=0
 for t in "$@"; do
 	echo "== $t"
-	"./$t" || failed=$((failed + 1))
+	case $t in
+	/*) "$t" ;;
+	*) "./$t" ;;
+	esac || failed=$((failed + 1))
 done
 [ "$failed" -eq 0 ] || { echo "$failed unit test program(s) failed"; exit 1; }
