@@ -3,7 +3,8 @@
 #   make               build the programs
 #   make check         install missing Debian packages, run every test
 #   make demo          bisect a planted regression in a real kernel tree
-#   make bench         measure build, step and boot times
+#   make bench         measure build, step and boot times (and crash
+#                      titles with TITLE_CORPUS=DIR, see tests/bench-titles.sh)
 #   make install PREFIX=/usr/local DESTDIR=
 
 PREFIX ?= /usr/local
@@ -204,6 +205,7 @@ bench: deps
 	tests/bench.sh
 	tests/bench-coord.sh
 	tests/bench-package.sh
+	tests/bench-titles.sh $(TITLE_CORPUS)
 
 install: $(PROGRAMS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/recipes/fragments \

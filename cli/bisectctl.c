@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
+#include "classify.h"
 #include "error.h"
 #include "gitutil.h"
 #include "recipe.h"
@@ -1618,6 +1620,57 @@ static int cmd_config(int argc, char **argv)
 	return rc ? fail(rc) : 0;
 }
 
+/*
+ * Classify a console log as a step's boot is: the verdict, the crash kind
+ * and the title.  Without --marker, a log without a crash is good.
+ */
+static int cmd_classify(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "fail-on", required_argument, NULL, 'f' },
+		{ "marker", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct classify_input in = { .fail_on = CRASH_DEFAULT,
+				     .end = BOOT_EXITED };
+	struct classification c;
+	struct buf log;
+	char *text;
+	int opt, rc;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (opt == 'f' && crash_kinds_parse(&in.fail_on, optarg))
+			return usage_error("--fail-on: '%s' is not a list of "
+					   "crash kinds or all",
+					   optarg);
+		else if (opt == 'm')
+			in.marker = optarg;
+		else if (opt != 'f')
+			return usage_error("bad option for classify");
+	}
+	if (optind + 1 != argc)
+		return usage_error("classify needs exactly one LOG");
+	buf_init(&log, 64u << 20);
+	rc = buf_read_file(&log, argv[optind]);
+	text = buf_detach_text(&log);
+	if (!rc && !text)
+		rc = err_set(ERR_NOMEM, "out of memory");
+	in.console = text;
+	if (!rc)
+		rc = classify_console(&c, &in);
+	free(text);
+	if (rc)
+		return fail(rc);
+	if (!in.marker && !c.kind)
+		c.verdict = VERDICT_GOOD;
+	printf("verdict: %s\nkind: %s\ntitle: %s\n", verdict_name(c.verdict),
+	       crash_kind_name(c.kind),
+	       c.verdict == VERDICT_GOOD ? "" : c.title);
+	rc = c.verdict == VERDICT_GOOD ? 0 : 1;
+	classification_release(&c);
+	return rc;
+}
+
 /* --- the table ---------------------------------------------------------- */
 
 static int cmd_help(int argc, char **argv);
@@ -1684,6 +1737,13 @@ static const struct command {
 	  "      compressed), a linux-image .deb or a kernel-core .rpm,\n"
 	  "      read without installing anything.  A recipe's base can be\n"
 	  "      any of these too." },
+	{ "classify", cmd_classify,
+	  "classify [--fail-on KIND,...|all] [--marker TEXT] LOG\n"
+	  "      Read a console log as a step's boot is read: print its\n"
+	  "      verdict, the crash kind and the title (\"KASAN: use-after-\n"
+	  "      free Read in foo\").  --fail-on takes a recipe's fail_on\n"
+	  "      kinds (default: the recipes' default).  Without --marker\n"
+	  "      a log without a crash is good.  Exit 0 good, 1 bad." },
 	{ "help", cmd_help, "help\n      Show this text." },
 };
 

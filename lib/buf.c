@@ -115,6 +115,16 @@ char *buf_detach(struct buf *b)
 	return p;
 }
 
+char *buf_detach_text(struct buf *b)
+{
+	size_t i;
+
+	for (i = 0; b->ptr && i < b->len; i++)
+		if (b->ptr[i] == '\0')
+			b->ptr[i] = ' ';
+	return buf_detach(b);
+}
+
 int buf_read_file(struct buf *b, const char *path)
 {
 	char chunk[65536];

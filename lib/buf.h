@@ -35,6 +35,12 @@ const char *buf_str(const struct buf *b);
 /* Hand the content over to the caller, who frees it; resets b. */
 char *buf_detach(struct buf *b);
 
+/*
+ * buf_detach() for text read from a device: NUL bytes (a serial line's
+ * noise) become spaces, so that nothing after them is lost to C strings.
+ */
+char *buf_detach_text(struct buf *b);
+
 /* Append s with the characters XML and HTML give meaning to escaped. */
 int buf_put_escaped(struct buf *b, const char *s);
 

@@ -46,6 +46,9 @@ enum title_style {
 	T_UBSAN,   /* "UBSAN: <reason> in <guilty frame>" */
 	T_PREEMPT, /* "BUG: using X in preemptible code in <caller>" */
 	T_LEAK,	   /* "memory leak in <first frame past the allocator>" */
+	T_FIXED,   /* the rule's title alone */
+	T_STALL,   /* "<title> in <the stalled code's handler>" */
+	T_INLINE,  /* "<title> in <the function right after the needle>" */
 };
 
 struct rule {
@@ -53,46 +56,95 @@ struct rule {
 	const char *needle;
 	const char *title; /* prefix for T_FUNC */
 	enum title_style style;
+	const char *also; /* a second needle the line must have, or NULL */
 };
 
 /* Order matters: the more specific needle comes first. */
 static const struct rule rules[] = {
-	{ CRASH_KASAN, "BUG: KASAN: ", "KASAN", T_KASAN },
-	{ CRASH_LOCKDEP, "WARNING: possible circular locking dependency",
-	  "possible deadlock", T_TRACE },
-	{ CRASH_LOCKDEP, "WARNING: possible recursive locking detected",
-	  "possible deadlock", T_TRACE },
-	{ CRASH_LOCKDEP, "WARNING: inconsistent lock state",
-	  "inconsistent lock state", T_TRACE },
-	{ CRASH_LOCKDEP, "WARNING: suspicious RCU usage",
-	  "suspicious RCU usage", T_TRACE },
-	{ CRASH_LOCKDEP, "WARNING: bad unlock balance detected",
-	  "bad unlock balance", T_TRACE },
-	{ CRASH_UBSAN, "UBSAN: ", "UBSAN", T_UBSAN },
-	{ CRASH_OOPS, "divide error: ", "divide error", T_FUNC },
-	{ CRASH_OOPS, "() in preemptible [", "BUG: using", T_PREEMPT },
-	{ CRASH_LEAK, "unreferenced object 0x", "memory leak", T_LEAK },
+	{ CRASH_KASAN, "BUG: KASAN: ", "KASAN", T_KASAN, NULL },
+	{ CRASH_KASAN, "BUG: KMSAN: ", "KMSAN", T_KASAN, NULL },
+	{ CRASH_KASAN, "BUG: KFENCE: ", "KFENCE", T_KASAN, NULL },
+	{ CRASH_KASAN, "BUG: KCSAN: ", "KCSAN", T_KASAN, NULL },
+	{ CRASH_LOCKDEP, "possible circular locking dependency",
+	  "possible deadlock", T_TRACE, NULL },
+	{ CRASH_LOCKDEP, "possible recursive locking detected",
+	  "possible deadlock", T_TRACE, NULL },
+	{ CRASH_LOCKDEP, "possible irq lock inversion dependency",
+	  "possible deadlock", T_TRACE, NULL },
+	{ CRASH_LOCKDEP, "-unsafe lock order detected", "possible deadlock",
+	  T_TRACE, NULL },
+	{ CRASH_LOCKDEP, "inconsistent lock state", "inconsistent lock state",
+	  T_TRACE, NULL },
+	{ CRASH_LOCKDEP, "suspicious RCU usage", "suspicious RCU usage",
+	  T_TRACE, NULL },
+	{ CRASH_LOCKDEP, "bad unlock balance detected", "bad unlock balance",
+	  T_TRACE, NULL },
+	{ CRASH_LOCKDEP, "trying to register non-static key",
+	  "INFO: trying to register non-static key", T_TRACE, NULL },
+	{ CRASH_LOCKDEP, "WARNING: held lock freed", "WARNING: held lock freed",
+	  T_TRACE, NULL },
+	{ CRASH_LOCKDEP, "lock held when returning to user space",
+	  "WARNING: lock held when returning to user space", T_TRACE, NULL },
+	{ CRASH_LOCKDEP, "WARNING: nested lock was not taken",
+	  "WARNING: nested lock was not taken", T_TRACE, NULL },
+	{ CRASH_LOCKDEP, " still has locks held!",
+	  "WARNING: still has locks held", T_TRACE, NULL },
+	{ CRASH_UBSAN, "UBSAN: ", "UBSAN", T_UBSAN, NULL },
+	{ CRASH_OOPS, "divide error: ", "divide error", T_FUNC, NULL },
+	{ CRASH_OOPS, "divide_error: ", "divide error", T_FUNC, NULL },
+	{ CRASH_OOPS, "PANIC: double fault", "PANIC: double fault", T_FUNC,
+	  NULL },
+	{ CRASH_OOPS, "() in preemptible [", "BUG: using", T_PREEMPT, NULL },
+	{ CRASH_LEAK, "unreferenced object 0x", "memory leak", T_LEAK, NULL },
+	{ CRASH_LEAK, "BUG: memory leak", "memory leak", T_LEAK, NULL },
 	{ CRASH_OOPS, "BUG: kernel NULL pointer dereference",
-	  "BUG: kernel NULL pointer dereference", T_FUNC },
+	  "BUG: kernel NULL pointer dereference", T_FUNC, NULL },
 	{ CRASH_OOPS, "BUG: unable to handle page fault",
-	  "BUG: unable to handle page fault", T_FUNC },
+	  "BUG: unable to handle page fault", T_FUNC, NULL },
 	{ CRASH_OOPS, "BUG: unable to handle kernel",
-	  "BUG: unable to handle kernel paging request", T_FUNC },
-	{ CRASH_SOFT_LOCKUP, "BUG: soft lockup", "BUG: soft lockup", T_FUNC },
+	  "BUG: unable to handle kernel paging request", T_FUNC, NULL },
+	{ CRASH_SOFT_LOCKUP, "BUG: soft lockup", "BUG: soft lockup", T_STALL,
+	  NULL },
 	{ CRASH_HARD_LOCKUP, "Watchdog detected hard LOCKUP",
-	  "BUG: hard lockup", T_FUNC },
-	{ CRASH_HUNG_TASK, "blocked for more than", "INFO: task hung", T_HUNG },
-	{ CRASH_RCU_STALL, "rcu: INFO: ", "INFO: rcu detected stall", T_FUNC },
-	{ CRASH_RCU_STALL, "detected stalls on CPUs",
-	  "INFO: rcu detected stall", T_FUNC },
+	  "BUG: hard lockup", T_STALL, NULL },
+	{ CRASH_HUNG_TASK, "blocked for more than", "INFO: task hung", T_HUNG,
+	  NULL },
+	{ CRASH_HUNG_TASK, "blocked in I/O wait for more than",
+	  "INFO: task hung", T_HUNG, NULL },
+	{ CRASH_HUNG_TASK, "can't die for more than", "INFO: task can't die",
+	  T_HUNG, NULL },
+	{ CRASH_HUNG_TASK, "unregister_netdevice: waiting for ",
+	  "unregister_netdevice: waiting for DEV to become free", T_FIXED,
+	  NULL },
+	{ CRASH_RCU_STALL, "rcu: INFO: ", "INFO: rcu detected stall", T_STALL,
+	  NULL },
+	{ CRASH_RCU_STALL, "detected stall", "INFO: rcu detected stall",
+	  T_STALL, "rcu" },
+	{ CRASH_RCU_STALL, "detected expedited stall",
+	  "INFO: rcu detected stall", T_STALL, "rcu" },
 	{ CRASH_GPF, "general protection fault", "general protection fault",
-	  T_FUNC },
-	{ CRASH_BUG, "kernel BUG at ", "kernel BUG", T_FUNC },
-	{ CRASH_WARNING, "WARNING: CPU: ", "WARNING", T_WARN },
-	{ CRASH_NO_ROOT, "VFS: Unable to mount root fs", NULL, T_LINE },
-	{ CRASH_PANIC, "Kernel panic - not syncing: ", NULL, T_PANIC },
-	{ CRASH_OOPS, "BUG: ", "BUG", T_BUGMSG },
-	{ CRASH_OOPS, "Oops: ", "Oops", T_FUNC },
+	  T_FUNC, NULL },
+	{ CRASH_BUG, "kernel BUG at ", "kernel BUG", T_FUNC, NULL },
+	{ CRASH_WARNING, "WARNING: kernel stack regs ",
+	  "WARNING: kernel stack regs has bad value", T_FIXED, NULL },
+	{ CRASH_WARNING, "WARNING: kernel stack frame pointer ",
+	  "WARNING: kernel stack frame pointer has bad value", T_FIXED, NULL },
+	{ CRASH_WARNING, "WARNING: CPU: ", "WARNING", T_WARN, NULL },
+	{ CRASH_WARNING, "WARNING: ", "WARNING", T_WARN, ", CPU#" },
+	{ CRASH_NO_ROOT, "VFS: Unable to mount root fs", NULL, T_LINE, NULL },
+	{ CRASH_OOPS, "VFS: Busy inodes after unmount",
+	  "VFS: Busy inodes after unmount", T_FIXED, NULL },
+	{ CRASH_OOPS, "VFS: Close: file count is 0",
+	  "VFS: Close: file count is zero", T_FIXED, NULL },
+	{ CRASH_WARNING, "ODEBUG: ", "WARNING: ODEBUG bug", T_FUNC,
+	  " object type" },
+	{ CRASH_PANIC, "Kernel stack is corrupted in: ",
+	  "kernel panic: stack is corrupted", T_INLINE, NULL },
+	{ CRASH_PANIC, "corrupted stack end detected",
+	  "kernel panic: corrupted stack end", T_TRACE, NULL },
+	{ CRASH_PANIC, "Kernel panic - not syncing: ", NULL, T_PANIC, NULL },
+	{ CRASH_OOPS, "BUG: ", "BUG", T_BUGMSG, NULL },
+	{ CRASH_OOPS, "Oops: ", "Oops", T_FUNC, NULL },
 };
 
 static const char *const kind_names[] = {
@@ -111,7 +163,51 @@ unsigned crash_kind_parse(const char *name)
 	return 0;
 }
 
-/* "[    1.234567] text" -> "text"; also drops a trailing CR. */
+const char *crash_kind_name(unsigned kind)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(kind_names) / sizeof(kind_names[0]); i++)
+		if (kind == 1u << i)
+			return kind_names[i];
+	return "none";
+}
+
+int crash_kinds_parse(unsigned *out, const char *list)
+{
+	char word[64];
+	unsigned kind;
+
+	*out = 0;
+	if (!strcmp(list, "all")) {
+		*out = (1u << (sizeof(kind_names) / sizeof(kind_names[0]))) - 1;
+		return 0;
+	}
+	while (*list) {
+		size_t n = strcspn(list, " \t,");
+
+		if (n == 0) {
+			list++;
+			continue;
+		}
+		if (n >= sizeof(word))
+			return -1;
+		memcpy(word, list, n);
+		word[n] = '\0';
+		kind = crash_kind_parse(word);
+		if (!kind)
+			return -1;
+		*out |= kind;
+		list += n;
+	}
+	return 0;
+}
+
+/*
+ * "[    1.234567] text" -> "text", and with CONFIG_PRINTK_CALLER's
+ * "[    1.234567][  T123] text" or "[    C1] text" too; also drops a
+ * trailing CR.
+ */
 static char *strip_line(char *s)
 {
 	size_t len;
@@ -128,6 +224,15 @@ static char *strip_line(char *s)
 			if (*p == ' ')
 				p++;
 			s = p;
+		}
+	}
+	p = s;
+	if (p[0] == '[') {
+		p += 1 + strspn(p + 1, " ");
+		if ((*p == 'T' || *p == 'C') && isdigit((unsigned char)p[1])) {
+			p += 1 + strspn(p + 1, "0123456789");
+			if (*p == ']')
+				s = p + 1 + (p[1] == ' ');
 		}
 	}
 	len = strlen(s);
@@ -165,22 +270,75 @@ static int split_lines(struct lines *l, const char *text)
 	return 0;
 }
 
-/* Copy a symbol "func+0x12/0x40" (or "func.cold+...") up to the '+'. */
-static void copy_symbol(char *out, size_t size, const char *s)
+/*
+ * A syscall's wrappers have had many names ("SyS_futex", "__x64_sys_futex",
+ * "__do_sys_futex", "__se_sys_futex", "__ia32_compat_sys_ioctl"): one
+ * syscall gets one, "sys_futex" or "compat_sys_ioctl".
+ */
+static void syscall_name(char *f)
+{
+	static const char *const wrappers[] = {
+		"__x64_sys_",	     "__ia32_sys_",	   "__se_sys_",
+		"__do_sys_",	     "__arm64_sys_",	   "SyS_",
+		"__x64_compat_sys_", "__ia32_compat_sys_", "__se_compat_sys_",
+		"__do_compat_sys_",  "compat_SyS_",
+	};
+	size_t i, n;
+
+	for (i = 0; i < sizeof(wrappers) / sizeof(wrappers[0]); i++) {
+		n = strlen(wrappers[i]);
+		if (strncmp(f, wrappers[i], n))
+			continue;
+		memmove(f + (strstr(wrappers[i], "ompat") ? 11 : 4), f + n,
+			strlen(f + n) + 1);
+		memcpy(f, strstr(wrappers[i], "ompat") ? "compat_sys_" : "sys_",
+		       strstr(wrappers[i], "ompat") ? 11 : 4);
+		return;
+	}
+}
+
+/*
+ * The function of a frame or a RIP: "func+0x12/0x40", "? func+0x1/0x2",
+ * "[<ffffffff81234567>] ? func+0x12/0x40", the old RIP's two addresses.
+ * What a build adds to a name (".isra.0", ".constprop.3", ".part.1",
+ * ".cold") is dropped: one function keeps one name across builds.  An
+ * address without a name, "(null)" and the like give "".  Returns 1 for
+ * the unwinder's guess ('?').
+ */
+static int parse_symbol(char *out, size_t size, const char *s)
 {
 	size_t k = 0;
+	int guess = 0;
 
-	while (*s == ' ' || *s == '?')
-		s++;
-	if (s[0] == '[' && s[1] == '<' && strstr(s, "] "))
-		s = strstr(s, "] ") + 2; /* "[<ffffffff81234567>] func+..." */
-	while (s[k] && s[k] != '+' && s[k] != ' ' && k + 1 < size) {
+	for (;;) {
+		s += strspn(s, " \t");
+		if (*s == '?') {
+			guess = 1;
+			s++;
+		} else if (s[0] == '[' && s[1] == '<' && strstr(s, ">]")) {
+			s = strstr(s, ">]") + 2;
+		} else {
+			break;
+		}
+	}
+	out[0] = '\0';
+	if (!isalpha((unsigned char)*s) && *s != '_')
+		return guess;
+	while ((isalnum((unsigned char)s[k]) || s[k] == '_') && k + 1 < size) {
 		out[k] = s[k];
 		k++;
 	}
 	out[k] = '\0';
-	if (!strncmp(out, "0x", 2))
-		out[0] = '\0'; /* an address: no symbol table */
+	if (s[k] != '+' && s[k] != '.' && s[k] != ' ' && s[k] != '\0' &&
+	    s[k] != '(' && s[k] != ',')
+		out[0] = '\0';
+	syscall_name(out);
+	return guess;
+}
+
+static void copy_symbol(char *out, size_t size, const char *s)
+{
+	parse_symbol(out, size, s);
 }
 
 /* The function in the first RIP: line within SCAN_AHEAD lines of i. */
@@ -196,6 +354,8 @@ static void rip_function(char *out, size_t size, const struct lines *l,
 		if (!rip)
 			continue;
 		rip += 5;
+		if (!strncmp(rip, "0033:", 5))
+			continue; /* user space */
 		if (!strncmp(rip, "0010:", 5))
 			rip += 5;
 		copy_symbol(out, size, rip);
@@ -373,6 +533,181 @@ static int is_report_frame(const char *f)
 		"_copy_from_user",
 		"_copy_to_user",
 		"copy_user_",
+		/* more of the same kinds: lock primitives, trap entry */
+		"osq_lock",
+		"native_queued_spin",
+		"queued_spin",
+		"queued_read",
+		"queued_write",
+		"__down",
+		"rwsem_",
+		"lock_sock",
+		"__lock_sock",
+		"release_sock",
+		"console_lock",
+		"console_unlock",
+		"perf_trace_lock",
+		"___might_sleep",
+		"might_sleep",
+		"might_fault",
+		"__cant_sleep",
+		"local_bh_enable",
+		"__local_bh_enable",
+		"do_invalid_op",
+		"invalid_op",
+		"fortify_panic",
+		"__x86_indirect_thunk",
+		"__x86_return_thunk",
+		/* data structure checks and helpers: the caller misused them */
+		"__list_add",
+		"__list_del",
+		"list_add",
+		"list_del",
+		"hlist_",
+		"__hlist_",
+		"rb_erase",
+		"rb_insert",
+		"__rb_",
+		"rb_next",
+		"rb_prev",
+		"rb_first",
+		"rb_last",
+		"rb_replace",
+		"skb_panic",
+		"skb_over_panic",
+		"skb_under_panic",
+		"skb_push",
+		"skb_pull",
+		"skb_put",
+		"debug_object",
+		"debug_print_object",
+		"debug_check_no_obj_freed",
+		"__debug_check_no_obj_freed",
+		"timer_is_static_object",
+		"work_is_static_object",
+		/* freeing and allocating: the bug is the caller's */
+		"kfree",
+		"kvfree",
+		"__kfree_skb",
+		"consume_skb",
+		"skb_release",
+		"kmem_cache_free",
+		"slab_free",
+		"__slab_free",
+		"kmalloc",
+		"__kmalloc",
+		"kvmalloc",
+		"__kvmalloc",
+		"kmem_cache_alloc",
+		"__alloc_pages",
+		"warn_alloc",
+		"free_pages_prepare",
+		/* waiting for work and teardown of the driver model */
+		"__flush_work",
+		"flush_work",
+		"wait_for_completion",
+		"sysfs_remove_",
+		"kobject_",
+		"device_del",
+		"device_unregister",
+		"devres_release",
+		"add_uevent_var",
+		"proc_register",
+		/* lockdep's and the spinlock debugger's own */
+		"register_lock_class",
+		"debug_check_no_locks_freed",
+		"spin_dump",
+		"spin_bug",
+		/* formatting strings */
+		"string",
+		"vsnprintf",
+		"vscnprintf",
+		"snprintf",
+		"sprintf",
+		"kvasprintf",
+		"kasprintf",
+		"strnstr",
+		/* more allocation, queueing and deferring */
+		"krealloc",
+		"__vmalloc",
+		"vmalloc",
+		"__check_heap_object",
+		"__queue_work",
+		"queue_work",
+		"drain_workqueue",
+		"__call_rcu",
+		"call_rcu",
+		"__debug_object_init",
+		"__free_pages",
+		"free_pages",
+		"alloc_pages",
+		"memdup_user",
+		"read_word_at_a_time",
+		"hex_string",
+		"kill_fasync",
+		"__virt_to_phys",
+		"preempt_count_",
+		"walk_stackframe",
+		"handle_overflow",
+		"__panic",
+		"trace_hardirqs",
+		/* more of lockdep */
+		"reacquire_held_locks",
+		"look_up_lock_class",
+		"hlock_class",
+		"check_usage",
+		"check_flags",
+		"debug_check_no_locks_held",
+		/* waking, waiting and stopping */
+		"finish_wait",
+		"__wake_up",
+		"wake_up",
+		"complete",
+		"del_timer",
+		"kthread_stop",
+		"__cancel_work",
+		"cancel_work",
+		"mutex_remove_waiter",
+		/* USB and driver-model core, called by the drivers with bugs */
+		"usb_submit_urb",
+		"usb_kill_urb",
+		"usb_kill_anchored_urbs",
+		"usb_control_msg",
+		"device_add",
+		"device_release",
+		"device_remove_file",
+		"device_destroy",
+		"get_device_parent",
+		"dpm_sysfs_remove",
+		"rollback_registered",
+		/* library helpers: checksums, bits, iterators, ids, lists */
+		"crc",
+		"test_and_",
+		"_atomic_dec_and",
+		"atomic_",
+		"_copy_to_iter",
+		"_copy_from_iter",
+		"copy_to_iter",
+		"copy_from_iter",
+		"copy_page_to_iter",
+		"ida_",
+		"idr_",
+		"klist_",
+		"pointer",
+		"ref_tracker",
+		"assertfail",
+		"init_timer_key",
+		"__schedule_bug",
+		"dump_backtrace",
+		"bad_page",
+		"dump_header",
+		"__alloc_",
+		"vzalloc",
+		"kvzalloc",
+		"kzalloc",
+		"kcalloc",
+		"kmemdup",
+		"kstrdup",
 	};
 
 	return has_prefix(f, prefixes, sizeof(prefixes) / sizeof(prefixes[0]));
@@ -392,13 +727,162 @@ static int is_alloc_frame(const char *f)
 		"kmemleak_",	"create_object", "alloc_slab",
 	};
 
+	return is_report_frame(f) || strstr(f, "alloc") ||
+	       has_prefix(f, prefixes, sizeof(prefixes) / sizeof(prefixes[0]));
+}
+
+/*
+ * A hung task waits in the scheduler, a lock or a completion: the code
+ * that waited is named, not the waiting.
+ */
+static int is_hung_skip_frame(const char *f)
+{
+	static const char *const parts[] = {
+		"sched",      "_lock",		"lock_",      "_slowlock",
+		"down",	      "rwsem",		"completion", "kthread",
+		"wait",	      "synchronize",	"switch_to",  "rcu_barrier",
+		"flush_work", "cancel_delayed", "msleep",     "_sleep",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		if (strstr(f, parts[i]))
+			return 1;
+	return is_scheduler_frame(f) || is_report_frame(f);
+}
+
+/*
+ * Machinery around a stall: the timer interrupt that found it, the RCU
+ * and watchdog code that reports it, and the spinning of a lock.
+ */
+static int is_stall_skip_frame(const char *f)
+{
+	static const char *const prefixes[] = {
+		"rcu_",
+		"print_cpu_stall",
+		"print_other_cpu_stall",
+		"check_cpu_stall",
+		"sched_show_task",
+		"nmi_",
+		"arch_trigger_",
+		"trigger_",
+		"update_process_times",
+		"tick_",
+		"hrtimer_",
+		"__hrtimer",
+		"watchdog_",
+		"apic_timer",
+		"local_apic",
+		"smp_trace_apic",
+		"dump_cpu_task",
+		"smp_apic_timer",
+		"sysvec_",
+		"asm_sysvec",
+		"__sysvec",
+		"irq_exit",
+		"__irq_exit",
+		"asm_common_interrupt",
+		"common_interrupt",
+		"__do_softirq",
+		"do_softirq",
+		"__softirqentry",
+		"invoke_softirq",
+		"scheduler_tick",
+		"account_",
+	};
+
 	return is_report_frame(f) ||
 	       has_prefix(f, prefixes, sizeof(prefixes) / sizeof(prefixes[0]));
 }
 
-static int is_hung_skip_frame(const char *f)
+/*
+ * Where the kernel hands work to a handler: a syscall, a file or socket
+ * operation, a work item, a timer, a packet.  A stall loops somewhere in
+ * its handler, so the handler (the frame before the dispatcher) names it.
+ */
+static int is_dispatch_frame(const char *f)
 {
-	return is_scheduler_frame(f) || is_report_frame(f);
+	static const char *const names[] = {
+		"do_syscall_",
+		"do_fast_syscall_",
+		"do_int80_syscall",
+		"entry_SYSCALL",
+		"entry_SYSENTER",
+		"process_one_work",
+		"worker_thread",
+		"kthread",
+		"ret_from_fork",
+		"smpboot_thread_fn",
+		"run_ksoftirqd",
+		"call_timer_fn",
+		"expire_timers",
+		"__run_timers",
+		"run_timer_softirq",
+		"__hrtimer_run_queues",
+		"tasklet_action",
+		"net_rx_action",
+		"__netif_receive_skb",
+		"netif_receive_skb",
+		"process_backlog",
+		"vfs_read",
+		"vfs_write",
+		"__vfs_read",
+		"__vfs_write",
+		"new_sync_read",
+		"new_sync_write",
+		"vfs_iter_read",
+		"vfs_iter_write",
+		"do_iter_read",
+		"do_iter_write",
+		"vfs_ioctl",
+		"do_vfs_ioctl",
+		"ksys_ioctl",
+		"compat_ioctl",
+		"blkdev_ioctl",
+		"do_dentry_open",
+		"vfs_open",
+		"mmap_region",
+		"do_mmap",
+		"sock_sendmsg",
+		"sock_recvmsg",
+		"____sys_sendmsg",
+		"___sys_sendmsg",
+		"__sys_sendmsg",
+		"sock_write_iter",
+		"sock_read_iter",
+		"sock_ioctl",
+		"sock_do_ioctl",
+		"__sock_release",
+		"sock_close",
+		"__sys_connect",
+		"__sys_bind",
+		"__sys_setsockopt",
+		"__sys_getsockopt",
+		"netlink_rcv_skb",
+		"__fput",
+		"____fput",
+		"task_work_run",
+		"exit_to_user",
+		"exit_to_usermode",
+		"__do_fault",
+		"handle_mm_fault",
+		"do_user_addr_fault",
+		"smp_call_function",
+		"start_secondary",
+		"cpu_startup_entry",
+		"sys_ioctl",
+		"compat_sys_ioctl",
+		"__handle_mm_fault",
+		"nfnetlink_rcv_msg",
+		"rtnetlink_rcv_msg",
+		"genl_rcv_msg",
+		"proc_reg_",
+		"seq_read",
+		"kernfs_fop_",
+		"full_proxy_",
+	};
+
+	return has_prefix(f, names, sizeof(names) / sizeof(names[0]));
 }
 
 /*
@@ -424,12 +908,7 @@ static void trace_pass(char *out, size_t size, const struct lines *l, size_t i,
 		}
 		if (!in_trace || !strstr(s, "+0x") || at_symbol_end(s))
 			continue;
-		while (*s == ' ')
-			s++;
-		if (*s == '?' && !guesses)
-			continue;
-		copy_symbol(out, size, s);
-		if (out[0] == '<') /* <TASK> and the like */
+		if (parse_symbol(out, size, s) && !guesses)
 			continue;
 		if (out[0] && !skip(out))
 			return;
@@ -458,6 +937,121 @@ static void guilty_function(char *out, size_t size, const struct lines *l,
 	trace_function(out, size, l, i, SCAN_AHEAD, is_report_frame);
 }
 
+#define STALL_FRAMES 64
+
+/*
+ * The function a stall is named by.  The frames are the stalled code's:
+ * the kernel RIP and call trace after the interrupt that reported it
+ * (the frames inside <IRQ> only when there are no others), up to the
+ * next trace.  The name is the handler above the first dispatcher, or
+ * the first frame past the machinery when there is none.
+ */
+static void stall_function(char *out, size_t size, const struct lines *l,
+			   size_t i)
+{
+	char frames[STALL_FRAMES][64], irq[STALL_FRAMES][64], fn[64];
+	size_t j, n = 0, nirq = 0, k, h;
+	int in_trace = 0, in_irq = 0, from_dump = 0;
+
+	out[0] = '\0';
+	for (j = i + 1; j < l->n && j < i + LONG_SCAN; j++) {
+		const char *s = l->v[j], *rip = strstr(s, "RIP: ");
+
+		if (strstr(s, "stack dump:")) {
+			from_dump = 1; /* RCU's own kthread, not the stall */
+			continue;
+		}
+		if (strstr(s, "Call Trace:")) {
+			if (from_dump == 2) {
+				n = nirq = 0;
+				from_dump = 0;
+			} else if (from_dump == 1) {
+				from_dump = 2;
+			} else if (n && in_trace) {
+				break;
+			}
+			in_trace = 1;
+			continue;
+		}
+		if (strstr(s, "<IRQ>")) {
+			in_irq = 1;
+			continue;
+		}
+		if (strstr(s, "</IRQ>")) {
+			in_irq = 0;
+			continue;
+		}
+		if (rip && !strncmp(rip + 5, "0033:", 5)) {
+			if (n)
+				break; /* back in user space */
+			continue;
+		}
+		if (!rip &&
+		    (!in_trace || !strstr(s, "+0x") || at_symbol_end(s)))
+			continue;
+		if (parse_symbol(
+			    fn, sizeof(fn),
+			    rip ? rip + 5 + 5 * !strncmp(rip + 5, "0010:", 5)
+				: s) ||
+		    !fn[0])
+			continue;
+		if (in_irq && nirq < STALL_FRAMES)
+			memcpy(irq[nirq++], fn, sizeof(fn));
+		else if (!in_irq && n < STALL_FRAMES)
+			memcpy(frames[n++], fn, sizeof(fn));
+	}
+	if (!n) {
+		memcpy(frames, irq, sizeof(frames[0]) * nirq);
+		n = nirq;
+	}
+	for (k = 0; k < n; k++) {
+		if (!is_dispatch_frame(frames[k]))
+			continue;
+		if (!strncmp(frames[k], "smp_call_function", 17)) {
+			snprintf(out, size, "smp_call_function");
+			return;
+		}
+		for (h = k; h > 0; h--)
+			if (!is_stall_skip_frame(frames[h - 1]) &&
+			    !is_hung_skip_frame(frames[h - 1])) {
+				snprintf(out, size, "%s", frames[h - 1]);
+				return;
+			}
+		break;
+	}
+	for (k = 0; k < n; k++)
+		if (!is_stall_skip_frame(frames[k])) {
+			snprintf(out, size, "%s", frames[k]);
+			return;
+		}
+}
+
+/* A hung task: a wait for RCU or for the RTNL names the wait itself. */
+static void hung_function(char *out, size_t size, const struct lines *l,
+			  size_t i)
+{
+	size_t j;
+	int in_trace = 0;
+
+	for (j = i; j < l->n && j < i + SCAN_AHEAD; j++) {
+		const char *s = l->v[j];
+
+		if (strstr(s, "Call Trace:"))
+			in_trace = 1;
+		else if (in_trace && strstr(s, "+0x") &&
+			 strstr(s, "synchronize_") &&
+			 (strstr(s, "rcu") || strstr(s, "synchronize_net") ||
+			  strstr(s, "synchronize_sched"))) {
+			snprintf(out, size, "synchronize_rcu");
+			return;
+		} else if (in_trace && strstr(s, " rtnl_lock+0x")) {
+			snprintf(out, size, "rtnl_lock");
+			return;
+		}
+	}
+	trace_function(out, size, l, i, SCAN_AHEAD, is_hung_skip_frame);
+}
+
 static void title_func(struct buf *t, const char *prefix, const char *fn)
 {
 	buf_puts(t, prefix);
@@ -475,6 +1069,17 @@ static void make_title(struct buf *t, const struct rule *r,
 	switch (r->style) {
 	case T_LINE:
 		buf_puts(t, m);
+		break;
+	case T_FIXED:
+		buf_puts(t, r->title);
+		break;
+	case T_INLINE:
+		copy_symbol(fn, sizeof(fn), m + strlen(r->needle));
+		title_func(t, r->title, fn);
+		break;
+	case T_STALL:
+		stall_function(fn, sizeof(fn), l, i);
+		title_func(t, r->title, fn);
 		break;
 	case T_PANIC:
 		buf_printf(t, "kernel panic: %s", m + strlen(r->needle));
@@ -496,7 +1101,7 @@ static void make_title(struct buf *t, const struct rule *r,
 		if (!*fn || is_report_frame(fn))
 			trace_function(fn, sizeof(fn), l, i, SCAN_AHEAD,
 				       is_report_frame);
-		buf_printf(t, "KASAN: %s%s", kind, rw);
+		buf_printf(t, "%s: %s%s", r->title, kind, rw);
 		if (*fn)
 			buf_printf(t, " in %s", fn);
 		break;
@@ -512,8 +1117,7 @@ static void make_title(struct buf *t, const struct rule *r,
 		title_func(t, "WARNING", fn);
 		break;
 	case T_HUNG:
-		trace_function(fn, sizeof(fn), l, i, SCAN_AHEAD,
-			       is_hung_skip_frame);
+		hung_function(fn, sizeof(fn), l, i);
 		title_func(t, r->title, fn);
 		break;
 	case T_TRACE:
@@ -613,7 +1217,8 @@ static const struct rule *match_rule(const char *line, unsigned fail_on)
 	size_t r;
 
 	for (r = 0; r < sizeof(rules) / sizeof(rules[0]); r++)
-		if (strstr(line, rules[r].needle))
+		if (strstr(line, rules[r].needle) &&
+		    (!rules[r].also || strstr(line, rules[r].also)))
 			return (rules[r].kind & fail_on) ? &rules[r] : NULL;
 	return NULL;
 }
@@ -663,6 +1268,7 @@ int classify_console(struct classification *out,
 				if (strstr(l.v[i - k], "[ cut here ]"))
 					from = i - k;
 			out->verdict = VERDICT_BAD;
+			out->kind = r->kind;
 			make_title(&title, r, &l, i);
 			excerpt_from(&excerpt, &l, from);
 			goto done;

@@ -34,6 +34,15 @@ enum crash_kind {
 /* The crash kind named name ("panic", "oops", ...), or 0. */
 unsigned crash_kind_parse(const char *name);
 
+/* The name of one crash kind, or "none". */
+const char *crash_kind_name(unsigned kind);
+
+/*
+ * A list of kinds separated by spaces or commas ("oops, warning"), or
+ * "all"; -1 when a word names no kind.
+ */
+int crash_kinds_parse(unsigned *out, const char *list);
+
 /* How the emulator ended. */
 enum boot_end {
 	BOOT_EXITED,	  /* QEMU exited by itself */
@@ -54,6 +63,7 @@ struct classification {
 	char *title;	 /* owned; "" for a plain good boot */
 	char *excerpt;	 /* owned; the relevant console lines */
 	int test_status; /* the guest test's exit status, -1 if not seen */
+	unsigned kind;	 /* the CRASH_* kind that decided, 0 if none */
 };
 
 /* Classify; the caller releases *out with classification_release(). */

@@ -71,32 +71,6 @@ static char *resolve(const char *dir, const char *value)
 	return buf_detach(&b);
 }
 
-static int parse_fail(unsigned *out, const char *value)
-{
-	char word[64];
-	unsigned kind;
-
-	*out = 0;
-	while (*value) {
-		size_t n = strcspn(value, " \t,");
-
-		if (n == 0) {
-			value++;
-			continue;
-		}
-		if (n >= sizeof(word))
-			return -1;
-		memcpy(word, value, n);
-		word[n] = '\0';
-		kind = crash_kind_parse(word);
-		if (!kind)
-			return -1;
-		*out |= kind;
-		value += n;
-	}
-	return 0;
-}
-
 static int set_key(struct recipe *r, const struct key *k, const char *value)
 {
 	char *base = (char *)r + k->offset, *end, *s;
@@ -133,7 +107,7 @@ static int set_key(struct recipe *r, const struct key *k, const char *value)
 				       k->name, value);
 		return 0;
 	case K_FAIL:
-		if (parse_fail((unsigned *)base, value))
+		if (crash_kinds_parse((unsigned *)base, value))
 			return err_set(
 				ERR_INPUT,
 				"key '%s' has an unknown crash kind in '%s'",

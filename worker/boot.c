@@ -255,7 +255,7 @@ int boot_qemu(struct boot_result *out, const struct recipe *r,
 	buf_init(&con, 16u << 20);
 	if (buf_read_file(&con, console_log) && out->end == BOOT_EXITED)
 		out->end = BOOT_NOT_STARTED;
-	out->console = buf_detach(&con);
+	out->console = buf_detach_text(&con);
 	return 0;
 }
 

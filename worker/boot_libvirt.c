@@ -172,7 +172,7 @@ int boot_libvirt_run(struct boot_result *out, const struct recipe *r,
 	if (!conn) {
 		out->end = BOOT_NOT_STARTED;
 		out->why = util_fmt("libvirt %s: %s", uri, virt_msg());
-		out->console = buf_detach(&con);
+		out->console = buf_detach_text(&con);
 		return 0;
 	}
 	xml = domain_xml(r, kernel, initrd);
@@ -230,6 +230,6 @@ int boot_libvirt_run(struct boot_result *out, const struct recipe *r,
 	if (dom)
 		virDomainFree(dom);
 	virConnectClose(conn);
-	out->console = buf_detach(&con);
+	out->console = buf_detach_text(&con);
 	return 0;
 }

@@ -208,6 +208,106 @@ static void test_classify__hung_task_with_addresses(void **state)
 	       "INFO: task hung in crashme_hung_fn", "blocked for more than");
 }
 
+static void test_classify__printk_caller_ids_and_stall_handler(void **state)
+{
+	(void)state;
+	/* the interrupt's frames and the lock spun on are not the stall */
+	expect("rcu-stall-caller-id.log", BOOT_TIMEOUT, CRASH_DEFAULT,
+	       VERDICT_BAD, "INFO: rcu detected stall in crashme_write",
+	       "self-detected stall");
+}
+
+static void test_classify__soft_lockup_in_a_syscall(void **state)
+{
+	(void)state;
+	/* __do_sys_X, __x64_sys_X and SyS_X are one name across versions */
+	expect("soft-lockup-syscall.log", BOOT_TIMEOUT, CRASH_DEFAULT,
+	       VERDICT_BAD, "BUG: soft lockup in sys_crashme_spin",
+	       "stuck for 22s");
+}
+
+static void test_classify__hung_task_on_rcu(void **state)
+{
+	(void)state;
+	expect("hung-task-rcu.log", BOOT_TIMEOUT, CRASH_DEFAULT, VERDICT_BAD,
+	       "INFO: task hung in synchronize_rcu", "blocked for more than");
+}
+
+static void test_classify__warning_new_format(void **state)
+{
+	(void)state;
+	/* ".constprop.0" is the compiler's, not the function's */
+	expect("warning-new-format.log", BOOT_EXITED,
+	       CRASH_DEFAULT | CRASH_WARNING, VERDICT_BAD,
+	       "WARNING in crashme_put", "refcount == 0");
+	expect("warning-new-format.log", BOOT_EXITED, CRASH_DEFAULT,
+	       VERDICT_BAD, "boot ended without the success marker", NULL);
+}
+
+static void test_classify__odebug_names_the_freer(void **state)
+{
+	(void)state;
+	expect("odebug.log", BOOT_EXITED, CRASH_DEFAULT | CRASH_WARNING,
+	       VERDICT_BAD, "WARNING: ODEBUG bug in crashme_release_timer",
+	       "object type: timer_list");
+}
+
+static void test_classify__stack_protector(void **state)
+{
+	(void)state;
+	expect("stack-protector.log", BOOT_EXITED, CRASH_DEFAULT, VERDICT_BAD,
+	       "kernel panic: stack is corrupted in crashme_fill",
+	       "__stack_chk_fail");
+}
+
+static void test_classify__old_trace_skips_guesses(void **state)
+{
+	(void)state;
+	expect("old-trace-guesses.log", BOOT_EXITED, CRASH_DEFAULT, VERDICT_BAD,
+	       "general protection fault in crashme_remove", "Call Trace:");
+}
+
+static void test_classify__nul_bytes_and_kind(void **state)
+{
+	static const char log[] = "noise\0\0 more\n"
+				  "BUG: kernel NULL pointer dereference, "
+				  "address: 0000000000000008\n"
+				  "RIP: 0010:crashme_deref+0x5/0x10\n";
+	struct classify_input in = { .marker = "BISECTD-BOOT-OK",
+				     .fail_on = CRASH_DEFAULT,
+				     .end = BOOT_EXITED };
+	struct classification c;
+	struct buf b;
+	char *text;
+
+	(void)state;
+	buf_init(&b, 0);
+	assert_int_equal(buf_put(&b, log, sizeof(log) - 1), 0);
+	text = buf_detach_text(&b);
+	in.console = text;
+	assert_int_equal(classify_console(&c, &in), 0);
+	assert_string_equal(c.title, "BUG: kernel NULL pointer dereference in "
+				     "crashme_deref");
+	assert_string_equal(crash_kind_name(c.kind), "oops");
+	classification_release(&c);
+	free(text);
+}
+
+static void test_classify__kind_lists(void **state)
+{
+	unsigned k;
+
+	(void)state;
+	assert_int_equal(crash_kinds_parse(&k, "oops, warning"), 0);
+	assert_int_equal(k, CRASH_OOPS | CRASH_WARNING);
+	assert_int_equal(crash_kinds_parse(&k, "all"), 0);
+	assert_true(k & CRASH_WARNING);
+	assert_true(k & CRASH_LEAK);
+	assert_int_equal(crash_kinds_parse(&k, "oops,nonsense"), -1);
+	assert_string_equal(crash_kind_name(CRASH_LOCKDEP), "lockdep");
+	assert_string_equal(crash_kind_name(0), "none");
+}
+
 static void test_classify__no_root(void **state)
 {
 	(void)state;
@@ -292,6 +392,16 @@ int main(void)
 		cmocka_unit_test(
 			test_classify__kasan_in_memcpy_names_the_caller),
 		cmocka_unit_test(test_classify__hung_task_with_addresses),
+		cmocka_unit_test(
+			test_classify__printk_caller_ids_and_stall_handler),
+		cmocka_unit_test(test_classify__soft_lockup_in_a_syscall),
+		cmocka_unit_test(test_classify__hung_task_on_rcu),
+		cmocka_unit_test(test_classify__warning_new_format),
+		cmocka_unit_test(test_classify__odebug_names_the_freer),
+		cmocka_unit_test(test_classify__stack_protector),
+		cmocka_unit_test(test_classify__old_trace_skips_guesses),
+		cmocka_unit_test(test_classify__nul_bytes_and_kind),
+		cmocka_unit_test(test_classify__kind_lists),
 		cmocka_unit_test(test_classify__no_root),
 		cmocka_unit_test(test_classify__warning),
 		cmocka_unit_test(test_classify__not_started),

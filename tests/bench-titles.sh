@@ -1,0 +1,74 @@
+#!/bin/sh
+# make bench TITLE_CORPUS=DIR: the console classifier's titles against a
+# corpus of real crash reports with reference titles, in the layout of
+# syzkaller's pkg/report/testdata/linux/report (not in this project):
+# each file has header lines ("TITLE: ...", "TYPE: ...", "CORRUPTED: Y")
+# up to its first empty line, then the console log; a file without a
+# TITLE is a log with no crash in it.
+#
+# Prints, beside the targets:
+#   detected       reports with a TITLE that bisectctl classify calls a crash
+#   same function  of those whose reference title names a function
+#                  ("... in FUNC", not CORRUPTED), the share where ours
+#                  names the same one
+#   false alarms   clean logs called a crash
+# BENCH_TITLES_LIST=FILE also writes one line per report: file, reference
+# title, our title.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+ctl=$top/build/bin/bisectctl
+corpus=${1:-${TITLE_CORPUS:-}}
+if [ -z "$corpus" ] || [ ! -d "$corpus" ]; then
+	echo "bench-titles: no corpus (TITLE_CORPUS=DIR); skipped"
+	exit 0
+fi
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/bisectd-bench-titles.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+list=${BENCH_TITLES_LIST:-$scratch/list}
+: > "$list"
+
+# what only other architectures print: arm's and arm64's pc and lr,
+# powerpc's NIP and frames, riscv's epc, s390's PSW
+other_arch='PC is at|(^|\] +)pc : |NIP[: ]|epc :|Internal error:|Krnl PSW|sepc|Hardware name: ARM|\) from \[<|\[c0000000[0-9a-f]+\] \['
+
+for f in "$corpus"/*; do
+	[ -f "$f" ] || continue
+	name=$(basename "$f")
+	ref=$(sed -n '/^$/q; s/^TITLE: //p' "$f")
+	corrupted=$(sed -n '/^$/q; /^CORRUPTED: Y/p' "$f")
+	sed '1,/^$/d' "$f" > "$scratch/log"
+	"$ctl" classify --fail-on all "$scratch/log" > "$scratch/out" \
+		2> /dev/null || true
+	ours=$(sed -n 's/^title: //p' "$scratch/out")
+	kind=$(sed -n 's/^kind: //p' "$scratch/out")
+	# x86 or another architecture's console
+	arch=x86
+	! grep -Eq "$other_arch" "$scratch/log" || arch=other
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "${ref:--}" "$kind" \
+		"${ours:--}" "${corrupted:+corrupted}" "$arch" >> "$list"
+done
+
+summary() {
+	awk -F '\t' -v what="$1" -v arch="$2" '
+function fn(t) { return match(t, / in [^ ]+$/) ? substr(t, RSTART + 4) : "" }
+arch != "" && $6 != arch { next }
+$2 == "-" { clean++; if ($3 != "none") alarms++; next }
+{
+	crashes++
+	if ($3 != "none") detected++
+	want = fn($2)
+	if (want == "" || want == "corrupted" || $5 == "corrupted") next
+	named++
+	if (fn($4) == want) same++
+}
+END {
+	printf "titles, %s: %d reports, %d clean logs\n", what, crashes, clean
+	printf "  detected:      %d of %d (%.0f%%)  target 95%%\n",
+		detected, crashes, 100 * detected / crashes
+	printf "  same function: %d of %d (%.0f%%)  target 90%%\n",
+		same, named, 100 * same / named
+	printf "  false alarms:  %d of %d  target 0\n", alarms, clean
+}' "$list"
+}
+summary "x86 consoles" x86
+summary "every architecture" ""
