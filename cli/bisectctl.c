@@ -90,7 +90,7 @@ struct common {
 	const char *out;
 	const char *replay;
 	int workers;
-	double confidence;   /* 0: git's bisection */
+	double confidence;   /* 0: git's bisection; -1: not given */
 	const char *failure; /* the target failure, an ERE, or NULL */
 	int max_runs, endpoint_runs;
 };
@@ -135,10 +135,12 @@ static int common_opt(struct common *c, int opt, const char *arg)
 		char *end;
 
 		c->confidence = strtod(arg, &end);
-		if (*end || !(c->confidence >= 0.5 && c->confidence < 1)) {
+		if (*end || end == arg ||
+		    !(c->confidence == 0 ||
+		      (c->confidence >= 0.5 && c->confidence < 1))) {
 			err_set(ERR_INPUT,
-				"--confidence needs a probability from 0.5 "
-				"to below 1, not '%s'",
+				"--confidence needs 0 (git's bisection) or a "
+				"probability from 0.5 to below 1, not '%s'",
 				arg);
 			return -1;
 		}
@@ -284,14 +286,22 @@ static int read_replay(const struct common *c, struct gu_repo *repo,
 	return rc;
 }
 
-/* The confidence options; with a confidence the endpoints are run. */
-static void confidence_spec(struct job_spec *spec, const struct common *c)
+/*
+ * The confidence options; with a confidence the endpoints are run.  A
+ * kernel bisection is made to JOB_KERNEL_CONFIDENCE unless told otherwise
+ * (--confidence 0 is git's bisection); a command's is git's unless given
+ * a confidence.
+ */
+static void confidence_spec(struct job_spec *spec, const struct common *c,
+			    int kernel)
 {
-	spec->confidence = c->confidence;
+	spec->confidence = c->confidence >= 0 ? c->confidence
+			   : kernel	      ? JOB_KERNEL_CONFIDENCE
+					      : 0;
 	spec->failure = c->failure ? strdup(c->failure) : NULL;
 	spec->max_runs = c->max_runs;
 	spec->endpoint_runs = c->endpoint_runs ? c->endpoint_runs : 10;
-	spec->check_endpoints = c->confidence > 0 || c->failure;
+	spec->check_endpoints = spec->confidence > 0 || c->failure;
 }
 
 /*
@@ -299,8 +309,8 @@ static void confidence_spec(struct job_spec *spec, const struct common *c)
  * the revisions resolved, and the verdicts of a log to resume from.
  */
 static int bisect_spec(struct job_spec *spec, const struct common *c,
-		       struct gu_repo **repo, struct sched_verdict **known,
-		       size_t *nknown)
+		       int kernel, struct gu_repo **repo,
+		       struct sched_verdict **known, size_t *nknown)
 {
 	char real[PATH_MAX], hex[GU_HEXSZ + 1];
 	struct gu_oid oid;
@@ -312,7 +322,7 @@ static int bisect_spec(struct job_spec *spec, const struct common *c,
 	*nknown = 0;
 	snprintf(spec->type, sizeof(spec->type), "bisect");
 	spec->runs = 1;
-	confidence_spec(spec, c);
+	confidence_spec(spec, c, kernel);
 	if (!c->replay && (!c->bad || !c->ngoods))
 		return err_set(ERR_INPUT, "need --bad and at least one --good");
 	if (c->replay && access(c->replay, R_OK))
@@ -394,7 +404,7 @@ static int remote_spec(struct job_spec *spec, const char *type,
 		}
 		spec->test = buf_detach(&t);
 	}
-	confidence_spec(spec, c);
+	confidence_spec(spec, c, k && !strcmp(type, "bisect"));
 	spec->check_endpoints |= k != NULL;
 	return 0;
 }
@@ -543,7 +553,7 @@ static int cmd_run(int argc, char **argv)
 					      { "network", no_argument, NULL,
 						OPT_NETWORK },
 					      { NULL, 0, NULL, 0 } };
-	struct common c = { .repo_path = "." };
+	struct common c = { .repo_path = ".", .confidence = -1 };
 	struct report_info ri = { .mode = "run" };
 	int network = 0;
 	struct job_spec spec;
@@ -587,7 +597,7 @@ static int cmd_run(int argc, char **argv)
 		return status;
 	}
 	session_init(&s);
-	rc = bisect_spec(&spec, &c, &repo, &known, &nknown);
+	rc = bisect_spec(&spec, &c, 0, &repo, &known, &nknown);
 	if (rc)
 		goto fail;
 	spec.command = shell_join(argv + optind);
@@ -903,7 +913,7 @@ static int cmd_bisect(int argc, char **argv)
 		{ "apply", required_argument, NULL, OPT_APPLY },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct common c = { .repo_path = "." };
+	struct common c = { .repo_path = ".", .confidence = -1 };
 	struct kernel_opts k = { .runs = 1 };
 	struct patches apply = { 0 };
 	struct report_info ri = { .mode = "bisect" };
@@ -940,7 +950,7 @@ static int cmd_bisect(int argc, char **argv)
 	}
 	session_init(&s);
 	buf_init(&test, 1 << 20);
-	rc = bisect_spec(&spec, &c, &repo, &known, &nknown);
+	rc = bisect_spec(&spec, &c, 1, &repo, &known, &nknown);
 	if (!rc)
 		rc = kernel_setup(&ctx, &recipe, &k, repo);
 	if (!rc && ctx.test && buf_read_file(&test, ctx.test))
@@ -1052,7 +1062,7 @@ static int cmd_test(int argc, char **argv)
 		KERNEL_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct common c = { .repo_path = "." };
+	struct common c = { .repo_path = ".", .confidence = -1 };
 	const char *rev = NULL;
 	struct kernel_opts k = { .runs = 1 };
 	struct bisect_ctx ctx = { .lock = -1 };
@@ -1175,7 +1185,7 @@ static int cmd_verify(int argc, char **argv)
 		KERNEL_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct common c = { .repo_path = "." };
+	struct common c = { .repo_path = ".", .confidence = -1 };
 	const char *result = "";
 	struct kernel_opts k = { .runs = 1 };
 	struct bisect_ctx ctx = { .lock = -1 };
@@ -1536,7 +1546,7 @@ static int cmd_build(int argc, char **argv)
 		KERNEL_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct common c = { .repo_path = "." };
+	struct common c = { .repo_path = ".", .confidence = -1 };
 	struct kernel_opts k = { .runs = 1 };
 	struct build_opts b = { .deb = 1 };
 	struct bisect_ctx ctx = { .lock = -1 };
@@ -1700,7 +1710,9 @@ static const struct command {
 	  "      [--out DIR] [--replay LOG] [--workers N]\n"
 	  "      [--confidence P [--max-runs N] [--endpoint-runs N]]\n"
 	  "      [--failure REGEX] [--apply PATCH]...\n"
-	  "      Bisect a kernel: build and boot each step in QEMU.\n"
+	  "      Bisect a kernel: build and boot each step in QEMU, to a\n"
+	  "      confidence of 0.95 (the culprit verified) unless given\n"
+	  "      another; --confidence 0 is git's bisection.\n"
 	  "      --apply applies a patch on every step (the fix of another\n"
 	  "      bug that hides the one looked for); a step where it does\n"
 	  "      not apply is skipped, and says so." },

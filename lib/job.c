@@ -320,6 +320,7 @@ static int spec_from(struct job_spec *out, json_t *o)
 	out->runs = 1;
 	out->endpoint_runs = 10;
 	out->check_endpoints = -1;
+	out->confidence = -1;
 	out->deb = 1;
 	if (!type || !json_is_string(type))
 		return err_set(ERR_INPUT,
@@ -395,6 +396,10 @@ static int spec_from(struct job_spec *out, json_t *o)
 				       "a test job has 'commit', not "
 				       "'bad' or 'good'");
 	}
+	if (out->confidence < 0) /* not given */
+		out->confidence = !strcmp(out->type, "bisect") && !out->command
+					  ? JOB_KERNEL_CONFIDENCE
+					  : 0;
 	if (out->confidence != 0 &&
 	    !(out->confidence >= 0.5 && out->confidence < 1))
 		return err_set(ERR_INPUT, "field 'confidence' must be 0 (git's "

@@ -13,6 +13,9 @@
 #define JOB_MAX_GOODS 64
 #define JOB_MAX_PATCHES 16
 
+/* The confidence of a kernel bisection that names none. */
+#define JOB_KERNEL_CONFIDENCE 0.95
+
 struct job_spec {
 	char type[8]; /* "bisect", "test" or "build" */
 	char *repo;   /* path or URL */
@@ -28,7 +31,8 @@ struct job_spec {
 	/* bisect: the probability at which a culprit is found (0: git's
 	 * bisection, where every verdict is taken as certain), the runs
 	 * after which it stops ambiguous (0: no limit), and the most runs of
-	 * the bad endpoint while it has not failed 3 times */
+	 * the bad endpoint while it has not failed 3 times.  A kernel
+	 * bisection's confidence is JOB_KERNEL_CONFIDENCE unless given */
 	double confidence;
 	char *failure; /* the target failure: an ERE on crash titles */
 	int max_runs;

@@ -59,6 +59,35 @@ static void test_job__network_goes_to_workers_that_give_it(void **state)
 	job_caps_release(&recipes);
 }
 
+static void test_job__kernel_bisections_have_a_confidence(void **state)
+{
+	struct job_spec kernel, git, command, flaky;
+
+	(void)state;
+	spec(&kernel, "{\"type\":\"bisect\",\"repo\":\"/r\",\"good\":[\"g\"],"
+		      "\"bad\":\"b\",\"recipe\":\"tiny\"}");
+	spec(&git, "{\"type\":\"bisect\",\"repo\":\"/r\",\"good\":[\"g\"],"
+		   "\"bad\":\"b\",\"recipe\":\"tiny\",\"confidence\":0}");
+	spec(&command, "{\"type\":\"bisect\",\"repo\":\"/r\",\"good\":[\"g\"],"
+		       "\"bad\":\"b\",\"command\":\"make test\"}");
+	spec(&flaky, "{\"type\":\"bisect\",\"repo\":\"/r\",\"good\":[\"g\"],"
+		     "\"bad\":\"b\",\"command\":\"make test\","
+		     "\"confidence\":0.9}");
+	/* a kernel bisection is made to 0.95 unless it names another */
+	assert_true(kernel.confidence == JOB_KERNEL_CONFIDENCE);
+	assert_true(git.confidence == 0);
+	/* a command's is git's bisection unless given a confidence */
+	assert_true(command.confidence == 0);
+	assert_true(flaky.confidence == 0.9);
+	assert_int_equal(kernel.check_endpoints, 1);
+	assert_int_equal(command.check_endpoints, 0);
+	assert_int_equal(flaky.check_endpoints, 1);
+	job_spec_release(&kernel);
+	job_spec_release(&git);
+	job_spec_release(&command);
+	job_spec_release(&flaky);
+}
+
 static void test_job__network_round_trips(void **state)
 {
 	struct job_spec j, back;
@@ -102,6 +131,7 @@ int main(void)
 		cmocka_unit_test(
 			test_job__network_goes_to_workers_that_give_it),
 		cmocka_unit_test(test_job__network_round_trips),
+		cmocka_unit_test(test_job__kernel_bisections_have_a_confidence),
 		cmocka_unit_test(test_job__network_is_for_commands),
 	};
 
