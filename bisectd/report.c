@@ -354,20 +354,33 @@ int report_text(struct buf *b, const struct session *s,
 			   "title");
 	for (i = 0; i < s->nsteps; i++) {
 		const struct step_result *st = &s->steps[i];
+		char from[64] = "";
 
+		if (st->cached)
+			snprintf(from, sizeof(from),
+				 "%s(cached, %d run(s)%s%.12s)",
+				 *st->title ? " " : "", st->runs ? st->runs : 1,
+				 strcmp(st->cached_from, st->hex) &&
+						 st->cached_from[0]
+					 ? " on "
+					 : "",
+				 strcmp(st->cached_from, st->hex)
+					 ? st->cached_from
+					 : "");
 		if (ri->recipe)
 			buf_printf(
 				b,
-				"%-3zu %-12.12s %-10s %-7s %8.1f %8.1f  %s\n",
+				"%-3zu %-12.12s %-10s %-7s %8.1f %8.1f  %s%s\n",
 				i + 1, st->hex, st->role,
 				verdict_name(st->verdict), st->build_s,
-				st->boot_s, st->title);
+				st->boot_s, st->title, from);
 		else
-			buf_printf(b,
-				   "%-3zu %-12.12s %-10s %-7s %8.1f %8d  %s\n",
-				   i + 1, st->hex, st->role,
-				   verdict_name(st->verdict), st->seconds,
-				   st->exit_code, st->title);
+			buf_printf(
+				b,
+				"%-3zu %-12.12s %-10s %-7s %8.1f %8d  %s%s\n",
+				i + 1, st->hex, st->role,
+				verdict_name(st->verdict), st->seconds,
+				st->exit_code, st->title, from);
 	}
 	buf_puts(b, "\nlogs:\n");
 	for (i = 0; i < s->nsteps; i++) {

@@ -941,10 +941,10 @@ static int cache_key(struct plan *p, const char *hex, char *out)
 	else if ((rc = gu_oid_parse(&oid, hex)) ||
 		 (rc = gu_tree_hex(p->jc->repo, &oid, tree)))
 		return rc;
-	text = util_fmt("bisectd-step-2\n%s\n%s\n%s\n%d\n%s\n%s\n",
+	/* not the runs: what is kept is every run, and they add up */
+	text = util_fmt("bisectd-step-3\n%s\n%s\n%s\n%s\n%s\n",
 			sp->command ? "command" : "kernel", tree,
-			p->jc->recipe_key, sp->runs,
-			sp->command ? sp->command : "",
+			p->jc->recipe_key, sp->command ? sp->command : "",
 			sp->test ? sp->test : "");
 	if (!text)
 		return err_set(ERR_NOMEM, "out of memory");
@@ -1004,6 +1004,15 @@ static int enqueue(struct plan *p, const char *hex, const char *role,
 		     : ERR_NOTFOUND;
 	if (rc && rc != ERR_NOTFOUND)
 		return rc;
+	if (result) {
+		/* fewer runs than this job asks for: run it, and add them */
+		int n = step_result_runs(result);
+
+		if (n > 0 && n < p->jc->spec.runs) {
+			free(result);
+			result = NULL;
+		}
+	}
 	rc = store_step_insert(p->s->store, &id, p->jc->id, hex, role, p->round,
 			       candidates, key);
 	if (!rc && result)
@@ -2040,6 +2049,27 @@ int sched_heartbeat(struct sched *s, const char *lease)
 	return store_lease_extend(s->store, lease, s->o.lease_s);
 }
 
+/*
+ * Add a step's runs to what the result cache holds for its key: later
+ * jobs are answered with every run so far, from whichever commit of the
+ * same key they were made on.
+ */
+static int cache_add(struct store *store, const char *key, const char *hex,
+		     const char *result)
+{
+	char old_verdict[8], verdict[8], *old = NULL, *merged = NULL;
+	int rc = store_cache_get(store, key, old_verdict, &old);
+
+	if (rc && rc != ERR_NOTFOUND)
+		return rc;
+	rc = step_result_merge(&merged, verdict, old, result, hex);
+	if (!rc)
+		rc = store_cache_put(store, key, verdict, merged);
+	free(old);
+	free(merged);
+	return rc;
+}
+
 int sched_result(struct sched *s, const char *lease, const char *body,
 		 size_t len)
 {
@@ -2068,8 +2098,7 @@ int sched_result(struct sched *s, const char *lease, const char *body,
 		rc = canon ? store_step_done(s->store, st.id, verdict, canon, 0)
 			   : err_set(ERR_NOMEM, "out of memory");
 		if (!rc && strcmp(verdict, "infra") && st.cache_key[0])
-			rc = store_cache_put(s->store, st.cache_key, verdict,
-					     canon);
+			rc = cache_add(s->store, st.cache_key, st.hex, canon);
 		free(canon);
 	}
 	if (rc) {

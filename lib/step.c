@@ -176,6 +176,9 @@ json_t *step_result_json(const struct step_result *st)
 		json_object_set_new(o, "accel", json_string(st->accel));
 	if (st->cached)
 		json_object_set_new(o, "cached", json_true());
+	if (st->cached_from[0])
+		json_object_set_new(o, "cached_from",
+				    json_string(st->cached_from));
 	if (st->build_cached)
 		json_object_set_new(o, "build_cached", json_true());
 	if (*st->image_sha256)
@@ -286,6 +289,9 @@ int step_result_parse(struct step_result *st, const char *json)
 	st->abort = json_is_true(json_object_get(o, "abort"));
 	st->cached = json_is_true(json_object_get(o, "cached"));
 	st->build_cached = json_is_true(json_object_get(o, "build_cached"));
+	v = json_object_get(o, "cached_from");
+	if (json_is_string(v) && strlen(json_string_value(v)) == GU_HEXSZ)
+		memcpy(st->cached_from, json_string_value(v), GU_HEXSZ + 1);
 	v = json_object_get(o, "run_results");
 	if (json_is_array(v))
 		st->run_results = json_dumps(v, JSON_COMPACT);
@@ -324,4 +330,116 @@ int step_result_check(const char *body, size_t len, char verdict[8])
 		snprintf(verdict, 8, "%s", verdict_name(vd));
 	json_decref(o);
 	return rc;
+}
+
+/*
+ * The runs a result reports, as an array of {verdict, title}: its
+ * run_results, or as many as "runs" and "runs_failed" count (an older
+ * result), or its verdict as one run; none for a skip or infra.
+ */
+static json_t *runs_of(json_t *r)
+{
+	json_t *a = json_object_get(r, "run_results"), *out;
+	const char *v = json_string_value(json_object_get(r, "verdict"));
+	const char *t = json_string_value(json_object_get(r, "title"));
+	json_int_t n, failed, i;
+
+	if (json_is_array(a))
+		return json_deep_copy(a);
+	out = json_array();
+	if (!out || !v || (strcmp(v, "good") && strcmp(v, "bad")))
+		return out;
+	n = json_integer_value(json_object_get(r, "runs"));
+	failed = json_integer_value(json_object_get(r, "runs_failed"));
+	if (n < 1 || failed < 0 || failed > n)
+		n = 1, failed = !strcmp(v, "bad");
+	for (i = 0; i < n; i++)
+		json_array_append_new(
+			out, json_pack("{s:s, s:s}", "verdict",
+				       i < failed ? "bad" : "good", "title",
+				       i < failed && t ? t : ""));
+	return out;
+}
+
+int step_result_merge(char **merged, char verdict[8], const char *old_result,
+		      const char *new_result, const char *hex)
+{
+	json_t *o = old_result ? json_loads(old_result, 0, NULL) : NULL;
+	json_t *n = json_loads(new_result, 0, NULL), *base, *runs, *x;
+	json_int_t failed = 0;
+	size_t i;
+	int rc = 0;
+
+	*merged = NULL;
+	if (!json_is_object(n)) {
+		json_decref(o);
+		json_decref(n);
+		return err_set(ERR_INPUT, "a step result to cache is not JSON");
+	}
+	runs = runs_of(n);
+	if (!runs) {
+		rc = err_set(ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	base = n;
+	if (json_array_size(runs) > 0 && json_is_object(o)) {
+		json_t *before = runs_of(o);
+		const char *ov =
+			json_string_value(json_object_get(o, "verdict"));
+		const char *nv =
+			json_string_value(json_object_get(n, "verdict"));
+
+		if (before && json_array_size(before) > 0) {
+			json_array_extend(before, runs);
+			json_decref(runs);
+			runs = before;
+			/* the evidence of a failure outlives later passes */
+			if (ov && !strcmp(ov, "bad") && nv && strcmp(nv, "bad"))
+				base = o;
+		} else {
+			json_decref(before);
+		}
+	}
+	while (json_array_size(runs) > STEP_CACHE_RUNS)
+		json_array_remove(runs, 0);
+	json_array_foreach(runs, i, x)
+	{
+		const char *v =
+			json_string_value(json_object_get(x, "verdict"));
+
+		failed += v && !strcmp(v, "bad");
+	}
+	if (json_array_size(runs) > 0) {
+		json_object_set_new(base, "verdict",
+				    json_string(failed ? "bad" : "good"));
+		json_object_set_new(
+			base, "runs",
+			json_integer((json_int_t)json_array_size(runs)));
+		json_object_set_new(base, "runs_failed", json_integer(failed));
+		json_object_set(base, "run_results", runs);
+	}
+	json_object_set_new(base, "cached_from", json_string(hex));
+	json_object_del(base, "cached");
+	snprintf(verdict, 8, "%s",
+		 json_string_value(json_object_get(base, "verdict"))
+			 ? json_string_value(json_object_get(base, "verdict"))
+			 : "skip");
+	*merged = json_dumps(base, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	if (!*merged)
+		rc = err_set(ERR_NOMEM, "out of memory");
+	json_decref(runs);
+out:
+	json_decref(o);
+	json_decref(n);
+	return rc;
+}
+
+int step_result_runs(const char *result)
+{
+	json_t *r = json_loads(result, 0, NULL), *runs = runs_of(r);
+	int n = (int)json_array_size(runs);
+
+	json_decref(runs);
+	json_decref(r);
+	return n;
 }

@@ -63,6 +63,8 @@ struct step_result {
 	int build_cached;  /* the image came from the kernel cache */
 	char image_sha256[65]; /* of the booted kernel image, or "" */
 	char *run_results; /* each run's verdict and title (JSON), or NULL */
+	/* cached: the commit whose step ran last on this key ("" if none) */
+	char cached_from[GU_HEXSZ + 1];
 };
 
 /* Free what a step owns (its strings), not the step itself. */
@@ -83,6 +85,24 @@ int step_result_parse(struct step_result *st, const char *json);
  * a known verdict and a string title; the verdict is copied out.
  */
 int step_result_check(const char *body, size_t len, char verdict[8]);
+
+/*
+ * The result cache keeps observations, not one verdict: the runs of every
+ * step on one key (a tree or commit, recipe and test) add up.  Into
+ * *merged (the caller frees it): new_result with the runs of old_result
+ * (NULL for none) before its own, at most STEP_CACHE_RUNS of the latest;
+ * "runs" and "runs_failed" count them, the verdict is bad when one run
+ * failed (with the evidence of the latest bad result), and "cached_from"
+ * names hex, the commit whose step ran last.  A result without runs (a
+ * skip: the tree does not build) replaces what was there.  verdict gets
+ * the merged one.
+ */
+#define STEP_CACHE_RUNS 100
+int step_result_merge(char **merged, char verdict[8], const char *old_result,
+		      const char *new_result, const char *hex);
+
+/* How many runs a (merged) result holds: 0 for a skip. */
+int step_result_runs(const char *result);
 
 /* A result as a JSON object (jansson's), for a report that holds steps;
  * NULL when out of memory. */

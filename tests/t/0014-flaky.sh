@@ -76,7 +76,7 @@ check "says so after its 10 runs" '[ "$(grep -c "^endpoint check: .* good" "$SCR
 	tail -n 1 "$SCRATCH/err" | grep -q "^bisectctl: the bad commit .* does not fail in 10 runs: nothing to bisect$"'
 expect_exit 2 "--confidence 1.5" "$BISECTCTL" run --repo "$repo" \
 	--good "$GOOD" --bad "$BAD" --confidence 1.5 -- true
-one_line_error "--confidence needs a probability from 0.5 to below 1, not '1.5'"
+one_line_error "--confidence needs 0 (git's bisection) or a probability from 0.5 to below 1, not '1.5'"
 
 # bisectd: the request's confidence, and the answer's, over the API
 make_tokens

@@ -21,6 +21,7 @@
 #include "error.h"
 #include "fake_store.h"
 #include "gitutil.h"
+#include "job.h"
 #include "scheduler.h"
 #include "step.h"
 #include "store.h"
@@ -230,6 +231,85 @@ static void test_sched__rounds_then_the_culprit(void **state)
 	close_sched(&fx);
 }
 
+static long long submit_test(struct fixture *fx, int runs)
+{
+	char *body = util_fmt("{\"type\":\"test\",\"repo\":\"%s\","
+			      "\"commit\":\"%s\",\"runs\":%d,"
+			      "\"command\":\"test ! -e regression\"}",
+			      repo, culprit, runs);
+	long long id = 0;
+
+	assert_non_null(body);
+	if (sched_submit(fx->s, body, strlen(body), NULL, 0, "alice", &id))
+		fail_msg("submit refused: %s", err_last());
+	free(body);
+	assert_int_equal(sched_tick_all(fx->s), 0);
+	return id;
+}
+
+/* The one step of a test job, done: its result and whether it was cached. */
+static char *test_step(struct fixture *fx, long long id, int *cached)
+{
+	struct store_step *steps = NULL;
+	size_t n = 0;
+	char *result;
+
+	assert_int_equal(store_steps_of_job(fx->store, id, &steps, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(steps[0].state, STEP_DONE);
+	*cached = steps[0].cached;
+	result = strdup(steps[0].result);
+	store_steps_release(steps, n);
+	return result;
+}
+
+static void test_sched__the_cache_keeps_every_run(void **state)
+{
+	struct fixture fx;
+	struct step_assignment a;
+	long long w, id;
+	char *r, *body;
+	int cached;
+
+	(void)state;
+	open_sched(&fx, 60, 1);
+	w = worker(&fx, "{\"name\":\"w\",\"run\":true}");
+	/* one run, made */
+	submit_test(&fx, 1);
+	assert_int_equal(poll(&fx, w, &a), 1);
+	assert_int_equal(answer(&fx, &a), 0);
+	job_spec_release(&a.spec);
+	/* one run again: answered by that run, which says where it came from */
+	id = submit_test(&fx, 1);
+	assert_int_equal(poll(&fx, w, &a), 0);
+	r = test_step(&fx, id, &cached);
+	assert_true(cached);
+	assert_int_equal(step_result_runs(r), 1);
+	assert_non_null(strstr(r, culprit));
+	free(r);
+	/* two runs: one is not enough, so it runs, and they add up */
+	submit_test(&fx, 2);
+	assert_int_equal(poll(&fx, w, &a), 1);
+	body = util_fmt("{\"v\":1,\"commit\":\"%s\",\"verdict\":\"bad\","
+			"\"title\":\"exit status 1\",\"runs\":2,"
+			"\"runs_failed\":1,\"run_results\":["
+			"{\"verdict\":\"good\",\"title\":\"\"},"
+			"{\"verdict\":\"bad\",\"title\":\"exit status 1\"}]}",
+			a.commit);
+	assert_int_equal(sched_result(fx.s, a.lease, body, strlen(body)), 0);
+	free(body);
+	job_spec_release(&a.spec);
+	/* a later job of two runs is answered by all three */
+	id = submit_test(&fx, 2);
+	assert_int_equal(poll(&fx, w, &a), 0);
+	r = test_step(&fx, id, &cached);
+	assert_true(cached);
+	assert_int_equal(step_result_runs(r), 3);
+	assert_int_equal(job_json_int(r, "runs_failed", -1), 2);
+	free(r);
+	close_sched(&fx);
+}
+
 static void test_sched__an_expired_lease_is_given_again(void **state)
 {
 	struct fixture fx;
@@ -295,6 +375,7 @@ int main(void)
 		cmocka_unit_test(
 			test_sched__steps_go_to_workers_that_can_run_them),
 		cmocka_unit_test(test_sched__rounds_then_the_culprit),
+		cmocka_unit_test(test_sched__the_cache_keeps_every_run),
 		cmocka_unit_test(test_sched__an_expired_lease_is_given_again),
 		cmocka_unit_test(test_sched__cancel_ends_leases_and_steps),
 	};

@@ -118,12 +118,68 @@ static void test_step__other_versions_refused(void **state)
 		0);
 }
 
+#define HEX_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define HEX_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+
+static void test_step__cached_runs_add_up(void **state)
+{
+	static const char bad[] =
+		"{\"verdict\":\"bad\",\"title\":\"BUG: oops in f\","
+		"\"console_log\":\"/a/console-1.log\",\"runs\":1,"
+		"\"runs_failed\":1,\"run_results\":[{\"verdict\":\"bad\","
+		"\"title\":\"BUG: oops in f\"}]}";
+	static const char good[] = "{\"verdict\":\"good\",\"title\":\"\","
+				   "\"console_log\":\"/b/console-1.log\","
+				   "\"runs\":2,\"runs_failed\":0}";
+	static const char skip[] = "{\"verdict\":\"skip\",\"title\":"
+				   "\"error: foo.c: no such member\"}";
+	struct step_result st;
+	char *m1, *m2, *m3, verdict[8];
+	int i;
+
+	(void)state;
+	assert_int_equal(step_result_merge(&m1, verdict, NULL, bad, HEX_A), 0);
+	assert_string_equal(verdict, "bad");
+	assert_int_equal(step_result_runs(m1), 1);
+	/* two passes later, on another commit of the same tree: three runs,
+	 * still bad, with the failure's evidence, from the commit run last */
+	assert_int_equal(step_result_merge(&m2, verdict, m1, good, HEX_B), 0);
+	assert_string_equal(verdict, "bad");
+	assert_int_equal(step_result_runs(m2), 3);
+	assert_int_equal(step_result_parse(&st, m2), 0);
+	assert_int_equal(st.runs, 3);
+	assert_int_equal(st.runs_failed, 1);
+	assert_string_equal(st.title, "BUG: oops in f");
+	assert_string_equal(st.console_log, "/a/console-1.log");
+	assert_string_equal(st.cached_from, HEX_B);
+	step_result_release(&st);
+	/* a result without runs replaces what was there */
+	assert_int_equal(step_result_merge(&m3, verdict, m2, skip, HEX_A), 0);
+	assert_string_equal(verdict, "skip");
+	assert_int_equal(step_result_runs(m3), 0);
+	free(m1);
+	free(m3);
+	/* at most STEP_CACHE_RUNS of the latest are kept */
+	for (i = 0; i < STEP_CACHE_RUNS; i++) {
+		assert_int_equal(
+			step_result_merge(&m1, verdict, m2, good, HEX_A), 0);
+		free(m2);
+		m2 = m1;
+	}
+	assert_int_equal(step_result_runs(m2), STEP_CACHE_RUNS);
+	assert_string_equal(verdict, "good");
+	free(m2);
+	assert_int_equal(step_result_merge(&m1, verdict, NULL, "[", HEX_A),
+			 ERR_INPUT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_step__assignment_round_trip),
 		cmocka_unit_test(test_step__result_round_trip),
 		cmocka_unit_test(test_step__other_versions_refused),
+		cmocka_unit_test(test_step__cached_runs_add_up),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
