@@ -708,6 +708,70 @@ static int is_report_frame(const char *f)
 		"kcalloc",
 		"kmemdup",
 		"kstrdup",
+		"___kmalloc",
+		"kmalloc_large",
+		"alloc_page",
+		"warn_bogus_irq_restore",
+		"drop_nlink",
+		"clear_nlink",
+		"inc_nlink",
+		"set_nlink",
+		"mark_buffer_dirty",
+		"fast_dput",
+		"dput",
+		"cleanup_srcu_struct",
+		"usb_start_wait_urb",
+		"i2c_del_adapter",
+		"__unregister_client",
+		"unregister_netdevice",
+		"down_trylock",
+		"down_interruptible",
+		"down_killable",
+		"down_timeout",
+		/* the scheduler, and entries and dispatchers: never the bug */
+		"__schedule",
+		"schedule",
+		"preempt_schedule",
+		"process_one_work",
+		"worker_thread",
+		"kthread",
+		"ret_from_fork",
+		"entry_SYSENTER",
+		"entry_SYSCALL",
+		"do_syscall_",
+		"do_fast_syscall",
+		"do_int80",
+		/* more printing, unwinding and lookups in shared structures */
+		"mark_held_locks",
+		"__printk_safe",
+		"printk_safe",
+		"dev_vprintk",
+		"dev_printk",
+		"va_format",
+		"hex_dump",
+		"stack_trace_",
+		"arch_stack_walk",
+		"__unwind",
+		"unwind_",
+		"__read_once_word",
+		"xas_",
+		"rhashtable_",
+		"__phys_addr",
+		"__do_kernel_fault",
+		"retint_kernel",
+		"_cond_resched",
+		"___preempt_schedule",
+		"mutex_optimistic_spin",
+		"try_to_grab_pending",
+		"destroy_workqueue",
+		"device_for_each_child",
+		"usb_bulk_msg",
+		"tty_unregister_device",
+		"hwrng_unregister",
+		"__sk_destruct",
+		"sk_destruct",
+		"__sk_free",
+		"sk_free",
 	};
 
 	return has_prefix(f, prefixes, sizeof(prefixes) / sizeof(prefixes[0]));
@@ -876,6 +940,7 @@ static int is_dispatch_frame(const char *f)
 		"nfnetlink_rcv_msg",
 		"rtnetlink_rcv_msg",
 		"genl_rcv_msg",
+		"compat_blkdev_ioctl",
 		"proc_reg_",
 		"seq_read",
 		"kernfs_fop_",
@@ -883,6 +948,12 @@ static int is_dispatch_frame(const char *f)
 	};
 
 	return has_prefix(f, names, sizeof(names) / sizeof(names[0]));
+}
+
+/* "Call Trace:", or arm64's "Call trace:" */
+static int is_trace_start(const char *s)
+{
+	return strstr(s, "Call Trace:") || strstr(s, "Call trace:");
 }
 
 /*
@@ -901,11 +972,15 @@ static void trace_pass(char *out, size_t size, const struct lines *l, size_t i,
 	for (j = i; j < l->n && j < i + scan; j++) {
 		const char *s = l->v[j];
 
-		if (strstr(s, "Call Trace:") ||
+		if (is_trace_start(s) ||
 		    !strcmp(s + strspn(s, " "), "backtrace:")) {
 			in_trace = 1; /* kmemleak's is "  backtrace:" */
 			continue;
 		}
+		/* KMSAN and KFENCE print their frames right after the title */
+		if (j == i + 1 && (s[0] == ' ' || s[0] == '\t') &&
+		    strstr(s, "+0x") && strchr(s, '/'))
+			in_trace = 1;
 		if (!in_trace || !strstr(s, "+0x") || at_symbol_end(s))
 			continue;
 		if (parse_symbol(out, size, s) && !guesses)
@@ -961,7 +1036,7 @@ static void stall_function(char *out, size_t size, const struct lines *l,
 			from_dump = 1; /* RCU's own kthread, not the stall */
 			continue;
 		}
-		if (strstr(s, "Call Trace:")) {
+		if (is_trace_start(s)) {
 			if (from_dump == 2) {
 				n = nirq = 0;
 				from_dump = 0;
@@ -977,8 +1052,8 @@ static void stall_function(char *out, size_t size, const struct lines *l,
 			in_irq = 1;
 			continue;
 		}
-		if (strstr(s, "</IRQ>")) {
-			in_irq = 0;
+		if (strstr(s, "</IRQ>") || strstr(s, "<EOI>")) {
+			in_irq = 0; /* <EOI>: 4.x's end of the interrupt */
 			continue;
 		}
 		if (rip && !strncmp(rip + 5, "0033:", 5)) {
@@ -1036,7 +1111,7 @@ static void hung_function(char *out, size_t size, const struct lines *l,
 	for (j = i; j < l->n && j < i + SCAN_AHEAD; j++) {
 		const char *s = l->v[j];
 
-		if (strstr(s, "Call Trace:"))
+		if (is_trace_start(s))
 			in_trace = 1;
 		else if (in_trace && strstr(s, "+0x") &&
 			 strstr(s, "synchronize_") &&

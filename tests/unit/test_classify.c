@@ -267,6 +267,13 @@ static void test_classify__old_trace_skips_guesses(void **state)
 	       "general protection fault in crashme_remove", "Call Trace:");
 }
 
+static void test_classify__kmsan_frames_after_the_title(void **state)
+{
+	(void)state;
+	expect("kmsan-infoleak.log", BOOT_EXITED, CRASH_DEFAULT, VERDICT_BAD,
+	       "KMSAN: kernel-infoleak in crashme_read", "Uninit was created");
+}
+
 static void test_classify__nul_bytes_and_kind(void **state)
 {
 	static const char log[] = "noise\0\0 more\n"
@@ -400,6 +407,7 @@ int main(void)
 		cmocka_unit_test(test_classify__odebug_names_the_freer),
 		cmocka_unit_test(test_classify__stack_protector),
 		cmocka_unit_test(test_classify__old_trace_skips_guesses),
+		cmocka_unit_test(test_classify__kmsan_frames_after_the_title),
 		cmocka_unit_test(test_classify__nul_bytes_and_kind),
 		cmocka_unit_test(test_classify__kind_lists),
 		cmocka_unit_test(test_classify__no_root),
