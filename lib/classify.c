@@ -49,6 +49,7 @@ enum title_style {
 	T_FIXED,   /* the rule's title alone */
 	T_STALL,   /* "<title> in <the stalled code's handler>" */
 	T_INLINE,  /* "<title> in <the function right after the needle>" */
+	T_LOCKAT,  /* "<title> in <where the lock listed next was taken>" */
 };
 
 struct rule {
@@ -82,13 +83,13 @@ static const struct rule rules[] = {
 	{ CRASH_LOCKDEP, "trying to register non-static key",
 	  "INFO: trying to register non-static key", T_TRACE, NULL },
 	{ CRASH_LOCKDEP, "WARNING: held lock freed", "WARNING: held lock freed",
-	  T_TRACE, NULL },
+	  T_LOCKAT, NULL },
 	{ CRASH_LOCKDEP, "lock held when returning to user space",
-	  "WARNING: lock held when returning to user space", T_TRACE, NULL },
+	  "WARNING: lock held when returning to user space", T_LOCKAT, NULL },
 	{ CRASH_LOCKDEP, "WARNING: nested lock was not taken",
 	  "WARNING: nested lock was not taken", T_TRACE, NULL },
 	{ CRASH_LOCKDEP, " still has locks held!",
-	  "WARNING: still has locks held", T_TRACE, NULL },
+	  "WARNING: still has locks held", T_LOCKAT, NULL },
 	{ CRASH_UBSAN, "UBSAN: ", "UBSAN", T_UBSAN, NULL },
 	{ CRASH_OOPS, "divide error: ", "divide error", T_FUNC, NULL },
 	{ CRASH_OOPS, "divide_error: ", "divide error", T_FUNC, NULL },
@@ -283,16 +284,18 @@ static void syscall_name(char *f)
 		"__x64_compat_sys_", "__ia32_compat_sys_", "__se_compat_sys_",
 		"__do_compat_sys_",  "compat_SyS_",
 	};
-	size_t i, n;
+	size_t i, n, m;
 
 	for (i = 0; i < sizeof(wrappers) / sizeof(wrappers[0]); i++) {
+		const char *name =
+			strstr(wrappers[i], "ompat") ? "compat_sys_" : "sys_";
+
 		n = strlen(wrappers[i]);
+		m = strlen(name);
 		if (strncmp(f, wrappers[i], n))
 			continue;
-		memmove(f + (strstr(wrappers[i], "ompat") ? 11 : 4), f + n,
-			strlen(f + n) + 1);
-		memcpy(f, strstr(wrappers[i], "ompat") ? "compat_sys_" : "sys_",
-		       strstr(wrappers[i], "ompat") ? 11 : 4);
+		memmove(f + m, f + n, strlen(f + n) + 1);
+		memcpy(f, name, m);
 		return;
 	}
 }
@@ -324,6 +327,10 @@ static int parse_symbol(char *out, size_t size, const char *s)
 	out[0] = '\0';
 	if (!isalpha((unsigned char)*s) && *s != '_')
 		return guess;
+	k = strspn(s, "0123456789abcdef");
+	if (k >= 8 && !isalnum((unsigned char)s[k]) && s[k] != '_')
+		return guess; /* "ffffffff8343632e": an address */
+	k = 0;
 	while ((isalnum((unsigned char)s[k]) || s[k] == '_') && k + 1 < size) {
 		out[k] = s[k];
 		k++;
@@ -772,6 +779,20 @@ static int is_report_frame(const char *f)
 		"sk_destruct",
 		"__sk_free",
 		"sk_free",
+		"__stack_chk_fail",
+		"__dev_printk",
+		"print_hex_dump",
+		"lock_timer_base",
+		"raw_spin_rq_",
+		"__task_rq_lock",
+		"task_rq_lock",
+		"free_unref_",
+		"folio_unlock",
+		"iput",
+		"aes_encrypt",
+		"simple_copy_to_iter",
+		"insert_work",
+		"unregister_netdev",
 	};
 
 	return has_prefix(f, prefixes, sizeof(prefixes) / sizeof(prefixes[0]));
@@ -1150,8 +1171,25 @@ static void make_title(struct buf *t, const struct rule *r,
 		break;
 	case T_INLINE:
 		copy_symbol(fn, sizeof(fn), m + strlen(r->needle));
+		if (!*fn || is_report_frame(fn))
+			guilty_function(fn, sizeof(fn), l, i);
 		title_func(t, r->title, fn);
 		break;
+	case T_LOCKAT: {
+		/* lockdep lists the lock: " #0: ... (lock){+.+.}, at: func+0x" */
+		size_t j;
+
+		fn[0] = '\0';
+		for (j = i + 1; j < l->n && j < i + SCAN_AHEAD && !*fn; j++)
+			if (strstr(l->v[j], "#0: ") && strstr(l->v[j], "at: "))
+				copy_symbol(fn, sizeof(fn),
+					    strstr(l->v[j], "at: ") + 4);
+		if (!*fn || is_report_frame(fn))
+			trace_function(fn, sizeof(fn), l, i, LONG_SCAN,
+				       is_report_frame);
+		title_func(t, r->title, fn);
+		break;
+	}
 	case T_STALL:
 		stall_function(fn, sizeof(fn), l, i);
 		title_func(t, r->title, fn);
@@ -1243,6 +1281,11 @@ static void make_title(struct buf *t, const struct rule *r,
 		k = strcspn(m, ":,");
 		buf_printf(t, "BUG: %.*s", (int)k, m);
 		guilty_function(fn, sizeof(fn), l, i);
+		for (k = i + 1; k < l->n && k < i + 4; k++)
+			if (strstr(l->v[k], "last function: "))
+				copy_symbol(fn, sizeof(fn),
+					    strstr(l->v[k], "last function: ") +
+						    15); /* a work item's */
 		if (*fn)
 			buf_printf(t, " in %s", fn);
 		break;

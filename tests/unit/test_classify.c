@@ -274,6 +274,18 @@ static void test_classify__kmsan_frames_after_the_title(void **state)
 	       "KMSAN: kernel-infoleak in crashme_read", "Uninit was created");
 }
 
+static void test_classify__named_where_the_lock_was_taken(void **state)
+{
+	(void)state;
+	expect("lock-held-return.log", BOOT_EXITED, CRASH_DEFAULT, VERDICT_BAD,
+	       "WARNING: lock held when returning to user space in "
+	       "crashme_lock_ioctl",
+	       "leaving the kernel");
+	expect("workqueue-leak.log", BOOT_EXITED, CRASH_DEFAULT, VERDICT_BAD,
+	       "BUG: workqueue leaked lock or atomic in crashme_work_fn",
+	       "last function");
+}
+
 static void test_classify__nul_bytes_and_kind(void **state)
 {
 	static const char log[] = "noise\0\0 more\n"
@@ -408,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_classify__stack_protector),
 		cmocka_unit_test(test_classify__old_trace_skips_guesses),
 		cmocka_unit_test(test_classify__kmsan_frames_after_the_title),
+		cmocka_unit_test(test_classify__named_where_the_lock_was_taken),
 		cmocka_unit_test(test_classify__nul_bytes_and_kind),
 		cmocka_unit_test(test_classify__kind_lists),
 		cmocka_unit_test(test_classify__no_root),
