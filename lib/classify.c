@@ -50,6 +50,7 @@ enum title_style {
 	T_STALL,   /* "<title> in <the stalled code's handler>" */
 	T_INLINE,  /* "<title> in <the function right after the needle>" */
 	T_LOCKAT,  /* "<title> in <where the lock listed next was taken>" */
+	T_LOCKDEP, /* T_TRACE, or the first lock's site when there is none */
 };
 
 struct rule {
@@ -67,15 +68,15 @@ static const struct rule rules[] = {
 	{ CRASH_KASAN, "BUG: KFENCE: ", "KFENCE", T_KASAN, NULL },
 	{ CRASH_KASAN, "BUG: KCSAN: ", "KCSAN", T_KASAN, NULL },
 	{ CRASH_LOCKDEP, "possible circular locking dependency",
-	  "possible deadlock", T_TRACE, NULL },
+	  "possible deadlock", T_LOCKDEP, NULL },
 	{ CRASH_LOCKDEP, "possible recursive locking detected",
-	  "possible deadlock", T_TRACE, NULL },
+	  "possible deadlock", T_LOCKDEP, NULL },
 	{ CRASH_LOCKDEP, "possible irq lock inversion dependency",
-	  "possible deadlock", T_TRACE, NULL },
+	  "possible deadlock", T_LOCKDEP, NULL },
 	{ CRASH_LOCKDEP, "-unsafe lock order detected", "possible deadlock",
-	  T_TRACE, NULL },
+	  T_LOCKDEP, NULL },
 	{ CRASH_LOCKDEP, "inconsistent lock state", "inconsistent lock state",
-	  T_TRACE, NULL },
+	  T_LOCKDEP, NULL },
 	{ CRASH_LOCKDEP, "suspicious RCU usage", "suspicious RCU usage",
 	  T_TRACE, NULL },
 	{ CRASH_LOCKDEP, "bad unlock balance detected", "bad unlock balance",
@@ -1175,6 +1176,24 @@ static void make_title(struct buf *t, const struct rule *r,
 			guilty_function(fn, sizeof(fn), l, i);
 		title_func(t, r->title, fn);
 		break;
+	case T_LOCKDEP: {
+		/*
+		 * lockdep: the stack of the task that tripped it comes last,
+		 * after the locks and the dependency chain; without one (4.x
+		 * printed none for some reports), the first lock shown, where
+		 * it was taken: "(lock){+.+.}, at: func+0x..."
+		 */
+		size_t j;
+
+		trace_function(fn, sizeof(fn), l, i, LONG_SCAN,
+			       is_report_frame);
+		for (j = i + 1; j < l->n && j < i + 24 && !*fn; j++)
+			if (strstr(l->v[j], ", at: "))
+				copy_symbol(fn, sizeof(fn),
+					    strstr(l->v[j], ", at: ") + 6);
+		title_func(t, r->title, fn);
+		break;
+	}
 	case T_LOCKAT: {
 		/* lockdep lists the lock: " #0: ... (lock){+.+.}, at: func+0x" */
 		size_t j;
