@@ -32,8 +32,10 @@ check "the culprit's console log shows the oops" \
 	grep -q "BUG: kernel NULL pointer dereference" "$SCRATCH/body"
 check "the mail report names the crash" \
 	grep -q "^Subject: \[REGRESSION\] BUG: kernel NULL pointer dereference in reboot_defaults_init" "$SCRATCH/out"
+# (the culprit is run again to verify it: either bad step's log will do)
+bad_steps=$(jq -r "[.steps[] | select(.commit == \"$CULPRIT\" and .verdict == \"bad\") | .id] | join(\"|\")" "$SCRATCH/job")
 check "and links the culprit's console log on bisectd" \
-	grep -q "console log: http://127.0.0.1:$PORT/api/v1/jobs/$id/steps/$step/artifacts/console-1.log" "$SCRATCH/out"
+	grep -Eq "console log: http://127.0.0.1:$PORT/api/v1/jobs/$id/steps/($bad_steps)/artifacts/console-1.log" "$SCRATCH/out"
 
 # a worker killed with SIGKILL mid-build: its lease runs out and the step
 # goes to another worker (same build directory, once the lock is free).
