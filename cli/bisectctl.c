@@ -23,6 +23,7 @@
 #include "classify.h"
 #include "error.h"
 #include "gitutil.h"
+#include "mbox.h"
 #include "recipe.h"
 #include "http.h"
 #include "remote.h"
@@ -1218,9 +1219,9 @@ static int cmd_verify(int argc, char **argv)
 	if (!rc)
 		rc = util_mkdir_p(src);
 	if (!rc)
-		rc = gu_apply_patches(&poid, repo, src, &oid, p.names,
-				      (const char *const *)p.texts, p.lens,
-				      p.n);
+		rc = mbox_apply_patches(&poid, repo, src, &oid, p.names,
+					(const char *const *)p.texts, p.lens,
+					p.n);
 	if (!rc && !(out = make_out_dir(c.out)))
 		rc = ERR_INFRA;
 	if (rc)
@@ -1458,10 +1459,10 @@ static int build_base(struct bisect_ctx *ctx, struct recipe *recipe,
 		rc = src ? util_mkdir_p(src)
 			 : err_set(ERR_NOMEM, "out of memory");
 		if (!rc)
-			rc = gu_apply_patches(&poid, *repo, src, oid,
-					      b->p.names,
-					      (const char *const *)b->p.texts,
-					      b->p.lens, b->p.n);
+			rc = mbox_apply_patches(&poid, *repo, src, oid,
+						b->p.names,
+						(const char *const *)b->p.texts,
+						b->p.lens, b->p.n);
 		free(src);
 	}
 	if (!rc && !*cache && !(*cache = util_cache_dir()))
@@ -1724,7 +1725,8 @@ static const struct command {
 	  "verify [--repo DIR] --bad REV --patch FILE [--patch FILE]...\n"
 	  "      --recipe NAME [--test SCRIPT] [--runs N] [--json FILE]\n"
 	  "      Does the patch fix the failure at REV?  Tests REV without\n"
-	  "      and with the patches (diffs or git format-patch mails),\n"
+	  "      and with the patches (diffs, git format-patch mails or an\n"
+	  "      mbox of a series),\n"
 	  "      N runs each; exit 0 fixed, 1 not fixed, 4 inconclusive." },
 	{ "build", cmd_build,
 	  "build [--repo DIR] [--commit REV | --source DEBIAN-VERSION]\n"

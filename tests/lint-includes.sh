@@ -9,7 +9,7 @@
 # one file only: libarchive from lib/archives.c, libgit2 from
 # lib/gitutil.c, libcurl from lib/http.c, libvirt from
 # worker/boot_libvirt.c, SQLite from bisectd/store.c, libmicrohttpd from
-# bisectd/api.c.
+# bisectd/api.c, GMime from lib/mbox.c.
 cd "$(dirname "$0")/.." || exit 1
 headers() { for h in "$1"/*.h; do [ -e "$h" ] && basename "$h"; done; }
 # may FOLDER include HEADER?  0 yes
@@ -46,6 +46,7 @@ for folder in lib worker bisectd cli; do
 		libvirt/*) home=worker/boot_libvirt.c ;;
 		sqlite3.h) home=bisectd/store.c ;;
 		microhttpd.h) home=bisectd/api.c ;;
+		gmime/*) home=lib/mbox.c ;;
 		*) continue ;;
 		esac
 		[ "$f" = "$home" ] ||

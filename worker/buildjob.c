@@ -19,6 +19,7 @@
 
 #include "digest.h"
 #include "error.h"
+#include "mbox.h"
 #include "util.h"
 #include "buildjob.h"
 #include "installtest.h"
@@ -214,8 +215,8 @@ int buildjob_run(struct buildjob_result *r, const struct buildjob_spec *b)
 	gu_oid_hex(r->base_hex, &b->base);
 	rc = src ? util_mkdir_p(src) : err_set(ERR_NOMEM, "out of memory");
 	if (!rc && b->npatches)
-		rc = gu_apply_patches(&poid, b->repo, src, &b->base, b->names,
-				      b->texts, b->lens, b->npatches);
+		rc = mbox_apply_patches(&poid, b->repo, src, &b->base, b->names,
+					b->texts, b->lens, b->npatches);
 	if (rc) {
 		free(src);
 		return rc;

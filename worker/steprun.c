@@ -14,6 +14,7 @@
 #include "digest.h"
 #include "error.h"
 #include "job.h"
+#include "mbox.h"
 #include "recipe.h"
 #include "srcimport.h"
 #include "util.h"
@@ -298,10 +299,10 @@ static int step_commit(struct gu_oid *out, struct step_result *st,
 			rc = gu_revert_onto(&base, repo, src, &bad, oid);
 	}
 	if (!rc && sp->npatches)
-		rc = gu_apply_patches(&base, repo, src, &base,
-				      (const char *const *)sp->patch_names,
-				      (const char *const *)sp->patch_texts,
-				      lens, sp->npatches);
+		rc = mbox_apply_patches(&base, repo, src, &base,
+					(const char *const *)sp->patch_names,
+					(const char *const *)sp->patch_texts,
+					lens, sp->npatches);
 	free(src);
 	*out = base;
 	if (rc == ERR_INPUT) {

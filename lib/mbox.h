@@ -1,0 +1,43 @@
+/*
+ * Patch series from mail: an mbox (git format-patch --stdout, a list
+ * archive) split into its patches, in their [PATCH n/m] order.  The only
+ * file that calls GMime.
+ */
+#ifndef BISECTD_MBOX_H
+#define BISECTD_MBOX_H
+
+#include <stddef.h>
+
+struct mbox_patch {
+	char *subject; /* the mail's subject, decoded */
+	char *text;    /* the body, its transfer encoding undone */
+	size_t len;
+	int number; /* n of [PATCH n/m]; -1 when the subject has none */
+	size_t seq; /* its place in the mbox */
+};
+
+/*
+ * The patches of the mbox in text: the mails in [PATCH n/m] order (mails
+ * without a number keep their place after the numbered ones), a cover
+ * letter (0/m) and mails without a diff left out.  Quoted-printable and
+ * base64 bodies are decoded; of a multipart mail, its text parts (a
+ * patch sent as an attachment too).  *n = 0 when text is not an mbox
+ * (does not begin with a "From " line): then it is one plain diff.
+ * ERR_INPUT when it is an mbox without a patch.
+ */
+int mbox_patches(struct mbox_patch **out, size_t *n, const char *text,
+		 size_t len);
+void mbox_patches_release(struct mbox_patch *p, size_t n);
+
+/*
+ * gu_apply_patches() with each mbox among the patches replaced by its
+ * series, each patch of it named by its subject; other patches (plain
+ * diffs, a single format-patch mail) as they are.
+ */
+struct gu_oid;
+struct gu_repo;
+int mbox_apply_patches(struct gu_oid *out, struct gu_repo *r, const char *dir,
+		       const struct gu_oid *base, const char *const *names,
+		       const char *const *texts, const size_t *lens, size_t n);
+
+#endif

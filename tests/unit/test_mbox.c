@@ -1,0 +1,170 @@
+/*
+ * Unit tests of patch series from mail (lib/mbox.c): an mbox split into
+ * its patches in [PATCH n/m] order, the cover letter left out,
+ * quoted-printable and base64 bodies decoded, and the tree made by
+ * applying them the same as git am's (tests/fixtures/mkmbox.sh).
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "buf.h"
+#include "error.h"
+#include "gitutil.h"
+#include "mbox.h"
+#include "util.h"
+
+static char top[64], base[41], tree[41];
+
+static int setup(void **state)
+{
+	char line[128], *cmd;
+	FILE *f;
+
+	(void)state;
+	if (gu_init())
+		return -1;
+	snprintf(top, sizeof(top), "/tmp/test-mbox-XXXXXX");
+	if (!mkdtemp(top))
+		return -1;
+	cmd = util_fmt("tests/fixtures/mkmbox.sh %s 2> /dev/null", top);
+	f = cmd ? popen(cmd, "r") : NULL;
+	free(cmd);
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, "BASE=%40s", base);
+		sscanf(line, "TREE=%40s", tree);
+	}
+	return pclose(f) == 0 && *base && *tree ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	util_remove_tree(top);
+	return 0;
+}
+
+static char *slurp(const char *name, size_t *len)
+{
+	char *path = util_fmt("%s/%s", top, name);
+	struct buf b;
+	char *s;
+
+	buf_init(&b, 0);
+	assert_int_equal(buf_read_file(&b, path), 0);
+	free(path);
+	*len = b.len;
+	s = buf_detach(&b);
+	return s;
+}
+
+static void test_mbox__a_series_in_order_decoded(void **state)
+{
+	struct mbox_patch *p;
+	size_t n, len;
+	char *text = slurp("encoded.mbox", &len);
+
+	(void)state;
+	assert_int_equal(mbox_patches(&p, &n, text, len), 0);
+	/* 3, 0, 1, 2 in the mbox: the cover letter out, the rest in order */
+	assert_int_equal(n, 3);
+	assert_string_equal(p[0].subject, "[PATCH 1/3] a: two is a number");
+	assert_string_equal(p[1].subject, "[PATCH 2/3] c: a new file");
+	assert_string_equal(p[2].subject, "[PATCH 3/3] b: delta");
+	/* quoted-printable: "TWO =3D 2" is "TWO = 2" */
+	assert_non_null(strstr(p[0].text, "+TWO = 2\n"));
+	/* base64, and UTF-8 in it */
+	assert_non_null(
+		strstr(p[1].text, "+gamma, caf\xc3\xa9 cr\xc3\xa8me\n"));
+	mbox_patches_release(p, n);
+	free(text);
+}
+
+static void test_mbox__not_an_mbox_is_one_diff(void **state)
+{
+	static const char diff[] = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n"
+				   "-one\n+ONE\n";
+	struct mbox_patch *p;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(mbox_patches(&p, &n, diff, sizeof(diff) - 1), 0);
+	assert_int_equal(n, 0);
+	assert_null(p);
+}
+
+static void test_mbox__a_cover_letter_alone_is_refused(void **state)
+{
+	static const char cover[] =
+		"From 0000000000000000000000000000000000000000 Mon Sep 17 "
+		"00:00:00 2001\nFrom: A <a@example.org>\nSubject: [PATCH 0/2] "
+		"a series\n\nIt fixes things.\n";
+	struct mbox_patch *p;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(mbox_patches(&p, &n, cover, sizeof(cover) - 1),
+			 ERR_INPUT);
+	assert_string_equal(err_last(), "an mbox without a patch in it");
+}
+
+/* The tree that applying names' files on the base makes. */
+static void applied_tree(const char *const *names, size_t n, char out[41])
+{
+	const char *texts[4];
+	size_t lens[4], i;
+	char *dir = util_fmt("%s/work-%s", top, names[0]);
+	char *repo_path = util_fmt("%s/repo", top);
+	struct gu_repo *repo, *work;
+	struct gu_oid b, commit;
+
+	assert_true(n <= 4);
+	for (i = 0; i < n; i++)
+		texts[i] = slurp(names[i], &lens[i]);
+	assert_int_equal(gu_open(&repo, repo_path), 0);
+	gu_oid_parse(&b, base);
+	if (mbox_apply_patches(&commit, repo, dir, &b, names, texts, lens, n))
+		fail_msg("%s", err_last());
+	assert_int_equal(gu_open(&work, dir), 0);
+	assert_int_equal(gu_tree_hex(work, &commit, out), 0);
+	gu_close(work);
+	gu_close(repo);
+	for (i = 0; i < n; i++)
+		free((char *)texts[i]);
+	free(dir);
+	free(repo_path);
+}
+
+static void test_mbox__the_same_tree_as_git_am(void **state)
+{
+	static const char *const encoded[] = { "encoded.mbox" };
+	static const char *const plain[] = { "plain.mbox" };
+	char t[41];
+
+	(void)state;
+	applied_tree(encoded, 1, t);
+	assert_string_equal(t, tree);
+	applied_tree(plain, 1, t);
+	assert_string_equal(t, tree);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mbox__a_series_in_order_decoded),
+		cmocka_unit_test(test_mbox__not_an_mbox_is_one_diff),
+		cmocka_unit_test(test_mbox__a_cover_letter_alone_is_refused),
+		cmocka_unit_test(test_mbox__the_same_tree_as_git_am),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
