@@ -563,7 +563,6 @@ static int is_report_frame(const char *f)
 		"__local_bh_enable",
 		"do_invalid_op",
 		"invalid_op",
-		"fortify_panic",
 		"__x86_indirect_thunk",
 		"__x86_return_thunk",
 		/* data structure checks and helpers: the caller misused them */
@@ -607,9 +606,7 @@ static int is_report_frame(const char *f)
 		"kvmalloc",
 		"__kvmalloc",
 		"kmem_cache_alloc",
-		"__alloc_pages",
 		"warn_alloc",
-		"free_pages_prepare",
 		/* waiting for work and teardown of the driver model */
 		"__flush_work",
 		"flush_work",
@@ -648,7 +645,6 @@ static int is_report_frame(const char *f)
 		"__debug_object_init",
 		"__free_pages",
 		"free_pages",
-		"alloc_pages",
 		"memdup_user",
 		"read_word_at_a_time",
 		"hex_string",
@@ -672,7 +668,6 @@ static int is_report_frame(const char *f)
 		"wake_up",
 		"complete",
 		"del_timer",
-		"kthread_stop",
 		"__cancel_work",
 		"cancel_work",
 		"mutex_remove_waiter",
@@ -705,7 +700,6 @@ static int is_report_frame(const char *f)
 		"ref_tracker",
 		"assertfail",
 		"init_timer_key",
-		"__schedule_bug",
 		"dump_backtrace",
 		"bad_page",
 		"dump_header",
@@ -717,7 +711,6 @@ static int is_report_frame(const char *f)
 		"kmemdup",
 		"kstrdup",
 		"___kmalloc",
-		"kmalloc_large",
 		"alloc_page",
 		"warn_bogus_irq_restore",
 		"drop_nlink",
@@ -731,7 +724,6 @@ static int is_report_frame(const char *f)
 		"usb_start_wait_urb",
 		"i2c_del_adapter",
 		"__unregister_client",
-		"unregister_netdevice",
 		"down_trylock",
 		"down_interruptible",
 		"down_killable",
@@ -752,7 +744,6 @@ static int is_report_frame(const char *f)
 		/* more printing, unwinding and lookups in shared structures */
 		"mark_held_locks",
 		"__printk_safe",
-		"printk_safe",
 		"dev_vprintk",
 		"dev_printk",
 		"va_format",
@@ -799,18 +790,16 @@ static int is_report_frame(const char *f)
 	return has_prefix(f, prefixes, sizeof(prefixes) / sizeof(prefixes[0]));
 }
 
-/* The allocator's own frames, above the caller a leak is named by. */
+/*
+ * The allocator's own frames, above the caller a leak is named by: what
+ * has "alloc" in its name, the kmalloc family (reporting machinery for
+ * every title, see above) and the slab and kmemleak internals.
+ */
 static int is_alloc_frame(const char *f)
 {
 	static const char *const prefixes[] = {
-		"kmalloc",	"__kmalloc",	 "kmem_cache_alloc",
-		"__kmem_cache", "kzalloc",	 "kcalloc",
-		"krealloc",	"__krealloc",	 "kmemdup",
-		"kstrdup",	"kstrndup",	 "kvmalloc",
-		"__kvmalloc",	"vmalloc",	 "__vmalloc",
-		"vzalloc",	"alloc_pages",	 "__alloc_pages",
-		"slab_",	"__slab_",	 "___slab_",
-		"kmemleak_",	"create_object", "alloc_slab",
+		"__kmem_cache", "kstrndup",  "slab_",	      "__slab_",
+		"___slab_",	"kmemleak_", "create_object",
 	};
 
 	return is_report_frame(f) || strstr(f, "alloc") ||
@@ -873,7 +862,7 @@ static int is_stall_skip_frame(const char *f)
 		"do_softirq",
 		"__softirqentry",
 		"invoke_softirq",
-		"scheduler_tick",
+
 		"account_",
 	};
 

@@ -366,6 +366,7 @@ int step_result_merge(char **merged, char verdict[8], const char *old_result,
 {
 	json_t *o = old_result ? json_loads(old_result, 0, NULL) : NULL;
 	json_t *n = json_loads(new_result, 0, NULL), *base, *runs, *x;
+	const char *v;
 	json_int_t failed = 0;
 	size_t i;
 	int rc = 0;
@@ -404,9 +405,7 @@ int step_result_merge(char **merged, char verdict[8], const char *old_result,
 		json_array_remove(runs, 0);
 	json_array_foreach(runs, i, x)
 	{
-		const char *v =
-			json_string_value(json_object_get(x, "verdict"));
-
+		v = json_string_value(json_object_get(x, "verdict"));
 		failed += v && !strcmp(v, "bad");
 	}
 	if (json_array_size(runs) > 0) {
@@ -420,10 +419,8 @@ int step_result_merge(char **merged, char verdict[8], const char *old_result,
 	}
 	json_object_set_new(base, "cached_from", json_string(hex));
 	json_object_del(base, "cached");
-	snprintf(verdict, 8, "%s",
-		 json_string_value(json_object_get(base, "verdict"))
-			 ? json_string_value(json_object_get(base, "verdict"))
-			 : "skip");
+	v = json_string_value(json_object_get(base, "verdict"));
+	snprintf(verdict, 8, "%s", v ? v : "skip");
 	*merged = json_dumps(base, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	if (!*merged)
 		rc = err_set(ERR_NOMEM, "out of memory");
