@@ -51,6 +51,7 @@ enum title_style {
 	T_INLINE,  /* "<title> in <the function right after the needle>" */
 	T_LOCKAT,  /* "<title> in <where the lock listed next was taken>" */
 	T_LOCKDEP, /* T_TRACE, or the first lock's site when there is none */
+	T_PAGE,	   /* "<title> in <what allocated the page>" */
 };
 
 struct rule {
@@ -84,6 +85,8 @@ static const struct rule rules[] = {
 	{ CRASH_LOCKDEP, "trying to register non-static key",
 	  "INFO: trying to register non-static key", T_TRACE, NULL },
 	{ CRASH_LOCKDEP, "WARNING: held lock freed", "WARNING: held lock freed",
+	  T_LOCKAT, NULL },
+	{ CRASH_LOCKDEP, "[ BUG: held lock freed! ]", "BUG: held lock freed",
 	  T_LOCKAT, NULL },
 	{ CRASH_LOCKDEP, "lock held when returning to user space",
 	  "WARNING: lock held when returning to user space", T_LOCKAT, NULL },
@@ -143,8 +146,16 @@ static const struct rule rules[] = {
 	{ CRASH_PANIC, "Kernel stack is corrupted in: ",
 	  "kernel panic: stack is corrupted", T_INLINE, NULL },
 	{ CRASH_PANIC, "corrupted stack end detected",
-	  "kernel panic: corrupted stack end", T_TRACE, NULL },
+	  "kernel panic: corrupted stack end", T_STALL, NULL },
 	{ CRASH_PANIC, "Kernel panic - not syncing: ", NULL, T_PANIC, NULL },
+	{ CRASH_OOPS, "stack guard page was hit at ",
+	  "BUG: stack guard page was hit", T_STALL, "BUG: " },
+	{ CRASH_OOPS, "BUG: sleeping function called from invalid context",
+	  "BUG: sleeping function called from invalid context", T_TRACE, NULL },
+	{ CRASH_OOPS, "BUG: Bad page state", "BUG: Bad page state", T_PAGE,
+	  NULL },
+	{ CRASH_OOPS, "BUG: Bad page cache", "BUG: Bad page cache", T_PAGE,
+	  NULL },
 	{ CRASH_OOPS, "BUG: ", "BUG", T_BUGMSG, NULL },
 	{ CRASH_OOPS, "Oops: ", "Oops", T_FUNC, NULL },
 };
@@ -429,7 +440,6 @@ static int is_report_frame(const char *f)
 		"lock_release",
 		"__lock_acquire",
 		"__lock_release",
-		"lock_acquired",
 		"lock_contended",
 		"lockdep_",
 		"__lockdep",
@@ -639,6 +649,8 @@ static int is_report_frame(const char *f)
 		"__check_heap_object",
 		"__queue_work",
 		"queue_work",
+		"__queue_delayed_work",
+		"queue_delayed_work",
 		"drain_workqueue",
 		"__call_rcu",
 		"call_rcu",
@@ -665,9 +677,18 @@ static int is_report_frame(const char *f)
 		/* waking, waiting and stopping */
 		"finish_wait",
 		"__wake_up",
-		"wake_up",
+		"wake_up_process",
+		"wake_up_bit",
+		"wake_up_var",
+		"wake_up_q",
 		"complete",
 		"del_timer",
+		"__try_to_del_timer_sync",
+		"try_to_del_timer_sync",
+		"__timer_delete_sync",
+		"timer_delete",
+		"__mod_timer",
+		"mod_timer",
 		"__cancel_work",
 		"cancel_work",
 		"mutex_remove_waiter",
@@ -757,6 +778,10 @@ static int is_report_frame(const char *f)
 		"rhashtable_",
 		"__phys_addr",
 		"__do_kernel_fault",
+		"do_tag_check_fault", /* arm64's fault entry */
+		"do_mem_abort",
+		"el1_",
+		"el1h_",
 		"retint_kernel",
 		"_cond_resched",
 		"___preempt_schedule",
@@ -775,6 +800,7 @@ static int is_report_frame(const char *f)
 		"__dev_printk",
 		"print_hex_dump",
 		"lock_timer_base",
+		"sk_stop_timer",
 		"raw_spin_rq_",
 		"__task_rq_lock",
 		"task_rq_lock",
@@ -801,9 +827,42 @@ static int is_alloc_frame(const char *f)
 		"__kmem_cache", "kstrndup",  "slab_",	      "__slab_",
 		"___slab_",	"kmemleak_", "create_object",
 	};
+	/* helpers that allocate for their caller */
+	static const char *const parts[] = {
+		"alloc",
+		"list_lru_init",
+		"pcpu_create",
+		"idr_get",
+	};
+	size_t i;
 
-	return is_report_frame(f) || strstr(f, "alloc") ||
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		if (strstr(f, parts[i]))
+			return 1;
+	return is_report_frame(f) ||
 	       has_prefix(f, prefixes, sizeof(prefixes) / sizeof(prefixes[0]));
+}
+
+/*
+ * A bad page is named by the code that allocated it: the page
+ * allocator's and the page cache's own frames are passed over.
+ */
+static int is_page_frame(const char *f)
+{
+	static const char *const parts[] = {
+		"free_page",	  "put_page",
+		"get_page",	  "update_page",
+		"release_page",	  "free_unref",
+		"folio",	  "truncate_inode_pages",
+		"page_frag_free", "vmap",
+		"page_owner",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		if (strstr(f, parts[i]))
+			return 1;
+	return is_alloc_frame(f);
 }
 
 /*
@@ -879,13 +938,16 @@ static int is_dispatch_frame(const char *f)
 {
 	static const char *const names[] = {
 		"do_syscall_",
+		"el0_svc_handler",
+		"invoke_syscall",
+		"netlink_dump",
+		"do_page_fault",
 		"do_fast_syscall_",
 		"do_int80_syscall",
 		"entry_SYSCALL",
 		"entry_SYSENTER",
 		"process_one_work",
 		"worker_thread",
-		"kthread",
 		"ret_from_fork",
 		"smpboot_thread_fn",
 		"run_ksoftirqd",
@@ -933,32 +995,32 @@ static int is_dispatch_frame(const char *f)
 		"__sys_bind",
 		"__sys_setsockopt",
 		"__sys_getsockopt",
-		"netlink_rcv_skb",
 		"__fput",
 		"____fput",
 		"task_work_run",
 		"exit_to_user",
 		"exit_to_usermode",
 		"__do_fault",
-		"handle_mm_fault",
-		"do_user_addr_fault",
 		"smp_call_function",
 		"start_secondary",
 		"cpu_startup_entry",
 		"sys_ioctl",
 		"compat_sys_ioctl",
-		"__handle_mm_fault",
 		"nfnetlink_rcv_msg",
 		"rtnetlink_rcv_msg",
-		"genl_rcv_msg",
 		"compat_blkdev_ioctl",
 		"proc_reg_",
 		"seq_read",
-		"kernfs_fop_",
 		"full_proxy_",
 	};
 
-	return has_prefix(f, names, sizeof(names) / sizeof(names[0]));
+	size_t n = strlen(f);
+
+	/* "lo_compat_ioctl": a compat wrapper hands over to the handler */
+	if (n > 12 && !strcmp(f + n - 12, "compat_ioctl"))
+		return 1;
+	return !strcmp(f, "kthread") ||
+	       has_prefix(f, names, sizeof(names) / sizeof(names[0]));
 }
 
 /* "Call Trace:", or arm64's "Call trace:" */
@@ -984,7 +1046,10 @@ static void trace_pass(char *out, size_t size, const struct lines *l, size_t i,
 		const char *s = l->v[j];
 
 		if (is_trace_start(s) ||
-		    !strcmp(s + strspn(s, " "), "backtrace:")) {
+		    !strcmp(s + strspn(s, " "), "backtrace:") ||
+		    !strncmp(s + strspn(s, " "), "backtrace (crc ", 15) ||
+		    (skip == is_page_frame &&
+		     strstr(s, "page last allocated"))) {
 			in_trace = 1; /* kmemleak's is "  backtrace:" */
 			continue;
 		}
@@ -1023,24 +1088,86 @@ static void guilty_function(char *out, size_t size, const struct lines *l,
 	trace_function(out, size, l, i, SCAN_AHEAD, is_report_frame);
 }
 
-#define STALL_FRAMES 64
+#define STALL_FRAMES 256 /* a stack overflow's recursion */
+#define STALL_SCAN 1000
+
+typedef char frame_name[64];
+
+enum stall_frames {
+	AFTER_IRQ_RIP,	/* the RIP: after the timer interrupt, its frames */
+	AFTER_IRQ,	/* the frames right after the timer interrupt */
+	RIP_CALL_TRACE, /* the first RIP:, then the next call trace */
+};
 
 /*
- * The function a stall is named by.  The frames are the stalled code's:
- * the kernel RIP and call trace after the interrupt that reported it
- * (the frames inside <IRQ> only when there are no others), up to the
- * next trace.  The name is the handler above the first dispatcher, or
- * the first frame past the machinery when there is none.
+ * The stalled code's frames.  An RCU stall's are those the timer
+ * interrupt that found it saw: the kernel RIP: after the interrupt's
+ * first line (inside <IRQ> when a softirq was the one looping) and the
+ * frames after it, or (4.x without a RIP:) the frames right after the
+ * interrupt.  A lockup's are its RIP: and the call trace after it, up
+ * to the next trace.  The unwinder's guesses are left out.
  */
-static void stall_function(char *out, size_t size, const struct lines *l,
-			   size_t i)
+static size_t stalled_frames(frame_name *frames, const struct lines *l,
+			     size_t i, enum stall_frames how)
 {
-	char frames[STALL_FRAMES][64], irq[STALL_FRAMES][64], fn[64];
-	size_t j, n = 0, nirq = 0, k, h;
+	size_t j, n = 0;
+	int after_irq = how == RIP_CALL_TRACE, after_rip = 0, traces = 0;
+
+	for (j = i + 1; j < l->n && j < i + STALL_SCAN; j++) {
+		const char *s = l->v[j], *rip = strstr(s, "RIP: ");
+
+		if (!after_irq) {
+			after_irq = strstr(s, "apic_timer_interrupt") != NULL;
+			continue;
+		}
+		if (!after_rip && !rip && how == AFTER_IRQ &&
+		    strstr(s, "+0x") && !strstr(s, "apic_timer_interrupt") &&
+		    !parse_symbol(frames[0], sizeof(frames[0]), s) &&
+		    frames[0][0]) {
+			after_rip = 1; /* the frames follow directly */
+			n = 1;
+			continue;
+		}
+		if (!after_rip) {
+			if (!rip || !strncmp(rip + 5, "0033:", 5))
+				continue;
+			rip += 5 + 5 * !strncmp(rip + 5, "0010:", 5);
+			after_rip = 1;
+			if (!parse_symbol(frames[n], sizeof(frames[n]), rip) &&
+			    frames[n][0])
+				n++;
+			continue;
+		}
+		if (is_trace_start(s) &&
+		    (how != RIP_CALL_TRACE || traces++ > 0))
+			break;
+		if (n == STALL_FRAMES)
+			break;
+		if (how == RIP_CALL_TRACE && !traces)
+			continue;
+		if (rip || !strstr(s, "+0x") || at_symbol_end(s))
+			continue;
+		if (!parse_symbol(frames[n], sizeof(frames[n]), s) &&
+		    frames[n][0])
+			n++;
+	}
+	return n;
+}
+
+/*
+ * Without an interrupted RIP (another CPU's backtrace, a lockup's own
+ * format): the frames after the interrupt that reported the stall (the
+ * frames inside <IRQ> only when there are no others), up to the next
+ * trace; RCU's "stack dump:" of its own kthread is not the stall.
+ */
+static size_t task_frames(frame_name *frames, frame_name *irq,
+			  const struct lines *l, size_t i)
+{
+	frame_name fn;
+	size_t j, n = 0, nirq = 0;
 	int in_trace = 0, in_irq = 0, from_dump = 0;
 
-	out[0] = '\0';
-	for (j = i + 1; j < l->n && j < i + LONG_SCAN; j++) {
+	for (j = i + 1; j < l->n && j < i + STALL_SCAN; j++) {
 		const char *s = l->v[j], *rip = strstr(s, "RIP: ");
 
 		if (strstr(s, "stack dump:")) {
@@ -1090,26 +1217,52 @@ static void stall_function(char *out, size_t size, const struct lines *l,
 		memcpy(frames, irq, sizeof(frames[0]) * nirq);
 		n = nirq;
 	}
+	return n;
+}
+
+/*
+ * The function a stall is named by: the handler above the first
+ * dispatcher of the stalled code's frames (a stall loops somewhere
+ * inside the handler, at a different frame each time), or the first
+ * frame past the machinery when there is no dispatcher.
+ */
+static void stall_function(char *out, size_t size, const struct lines *l,
+			   size_t i, unsigned kind)
+{
+	frame_name *frames = calloc(2 * STALL_FRAMES, sizeof(*frames));
+	const char *name = NULL;
+	size_t k, n = 0;
+	int rcu = kind == CRASH_RCU_STALL;
+
+	out[0] = '\0';
+	if (!frames)
+		return;		 /* the title goes without a function */
+	if (kind != CRASH_PANIC) /* a stack overflow has one trace */
+		n = stalled_frames(frames, l, i,
+				   rcu ? AFTER_IRQ_RIP : RIP_CALL_TRACE);
+	if (!n && rcu)
+		n = stalled_frames(frames, l, i, AFTER_IRQ);
+	if (!n)
+		n = task_frames(frames, frames + STALL_FRAMES, l, i);
 	for (k = 0; k < n; k++) {
-		if (!is_dispatch_frame(frames[k]))
+		if (!is_dispatch_frame(frames[k])) {
+			if (!is_stall_skip_frame(frames[k]))
+				name = frames[k];
 			continue;
-		if (!strncmp(frames[k], "smp_call_function", 17)) {
-			snprintf(out, size, "smp_call_function");
-			return;
 		}
-		for (h = k; h > 0; h--)
-			if (!is_stall_skip_frame(frames[h - 1]) &&
-			    !is_hung_skip_frame(frames[h - 1])) {
-				snprintf(out, size, "%s", frames[h - 1]);
-				return;
-			}
+		if (!strncmp(frames[k], "smp_call_function", 17))
+			name = "smp_call_function";
+		else if (!name)
+			name = frames[k];
 		break;
 	}
-	for (k = 0; k < n; k++)
-		if (!is_stall_skip_frame(frames[k])) {
-			snprintf(out, size, "%s", frames[k]);
-			return;
-		}
+	if (k == n) /* no dispatcher: the first frame past the machinery */
+		for (name = NULL, k = 0; k < n && !name; k++)
+			if (!is_stall_skip_frame(frames[k]))
+				name = frames[k];
+	if (name)
+		snprintf(out, size, "%s", name);
+	free(frames);
 }
 
 /* A hung task: a wait for RCU or for the RTNL names the wait itself. */
@@ -1199,7 +1352,7 @@ static void make_title(struct buf *t, const struct rule *r,
 		break;
 	}
 	case T_STALL:
-		stall_function(fn, sizeof(fn), l, i);
+		stall_function(fn, sizeof(fn), l, i, r->kind);
 		title_func(t, r->title, fn);
 		break;
 	case T_PANIC:
@@ -1283,10 +1436,17 @@ static void make_title(struct buf *t, const struct rule *r,
 			       is_alloc_frame);
 		title_func(t, r->title, fn);
 		break;
+	case T_PAGE:
+		trace_function(fn, sizeof(fn), l, i, SCAN_AHEAD, is_page_frame);
+		title_func(t, r->title, fn);
+		break;
 	case T_BUGMSG:
-		/* "BUG: scheduling while atomic: swapper/0/1/0x2" */
+		/* "BUG: scheduling while atomic: swapper/0/1/0x2",
+		 * "BUG: spinlock recursion on CPU#0, swapper/1" */
 		m += strlen(r->needle);
 		k = strcspn(m, ":,");
+		if (strstr(m, " on CPU#") && strstr(m, " on CPU#") < m + k)
+			k = (size_t)(strstr(m, " on CPU#") - m);
 		buf_printf(t, "BUG: %.*s", (int)k, m);
 		guilty_function(fn, sizeof(fn), l, i);
 		for (k = i + 1; k < l->n && k < i + 4; k++)

@@ -10,7 +10,9 @@
 #   detected       reports with a TITLE that bisectctl classify calls a crash
 #   same function  of those whose reference title names a function
 #                  ("... in FUNC", not CORRUPTED), the share where ours
-#                  names the same one
+#                  names the same one (a syscall by its name, whatever
+#                  wrapper prefix either keeps; "caller/callee" by the
+#                  caller)
 #   false alarms   clean logs called a crash
 # BENCH_TITLES_LIST=FILE also writes one line per report: file, reference
 # title, our title.
@@ -27,9 +29,10 @@ trap 'rm -rf "$scratch"' EXIT
 list=${BENCH_TITLES_LIST:-$scratch/list}
 : > "$list"
 
-# what only other architectures print: arm's and arm64's pc and lr,
+# what only other architectures print: arm64's "Call trace:" and
+# syscall entry, arm's and arm64's pc and lr,
 # powerpc's NIP and frames, riscv's epc, s390's PSW
-other_arch='PC is at|(^|\] +)pc : |NIP[: ]|epc :|Internal error:|Krnl PSW|sepc|Hardware name: ARM|\) from \[<|\[c0000000[0-9a-f]+\] \['
+other_arch='Call trace:|el0_svc|PC is at|(^|\] +)pc : |NIP[: ]|epc :|Internal error:|Krnl PSW|sepc|Hardware name: ARM|\) from \[<|\[c0000000[0-9a-f]+\] \['
 
 for f in "$corpus"/*; do
 	[ -f "$f" ] || continue
@@ -50,7 +53,19 @@ done
 
 summary() {
 	awk -F '\t' -v what="$1" -v arch="$2" '
-function fn(t) { return match(t, / in [^ ]+$/) ? substr(t, RSTART + 4) : "" }
+function fn(t) {
+	if (!match(t, / in [^ ]+$/))
+		return ""
+	t = substr(t, RSTART + 4)
+	# a syscall by its name: syzbot strips one prefix of the wrapper
+	# (SyS_rmdir is "rmdir", __x64_sys_rmdir "sys_rmdir"), ours are
+	# always sys_X or compat_sys_X
+	sub(/^(compat_)?sys_/, "", t)
+	# "WARNING in aiptek_open/usb_submit_urb": the caller, then where
+	# the warning is; the caller is the function
+	sub(/\/.*/, "", t)
+	return t
+}
 arch != "" && $6 != arch { next }
 $2 == "-" { clean++; if ($3 != "none") alarms++; next }
 {

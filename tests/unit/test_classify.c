@@ -226,6 +226,59 @@ static void test_classify__soft_lockup_in_a_syscall(void **state)
 	       "stuck for 22s");
 }
 
+static void test_classify__stall_in_a_softirq(void **state)
+{
+	(void)state;
+	/* the RIP after the timer interrupt is in the softirq, not in the
+	 * task it interrupted: named by the handler above the receive path */
+	expect("rcu-stall-softirq.log", BOOT_TIMEOUT, CRASH_DEFAULT,
+	       VERDICT_BAD, "INFO: rcu detected stall in ipv6_rcv",
+	       "self-detected stall");
+	/* a compat wrapper hands over to the handler it wraps */
+	expect("soft-lockup-compat-ioctl.log", BOOT_TIMEOUT, CRASH_DEFAULT,
+	       VERDICT_BAD, "BUG: soft lockup in crashme_ioctl",
+	       "stuck for 22s");
+}
+
+static void test_classify__stack_overflows(void **state)
+{
+	(void)state;
+	/* a recursion 40 frames deep is named by where it was entered */
+	expect("stack-guard-page.log", BOOT_EXITED, CRASH_DEFAULT, VERDICT_BAD,
+	       "BUG: stack guard page was hit in rtnl_newlink",
+	       "stack guard page was hit at");
+	expect("corrupted-stack-end.log", BOOT_EXITED, CRASH_DEFAULT,
+	       VERDICT_BAD, "kernel panic: corrupted stack end in wb_workfn",
+	       "corrupted stack end detected");
+}
+
+static void test_classify__bugs_named_past_their_helpers(void **state)
+{
+	(void)state;
+	/* "at <file:line>" is not part of the title */
+	expect("sleeping-atomic.log", BOOT_EXITED, CRASH_DEFAULT, VERDICT_BAD,
+	       "BUG: sleeping function called from invalid context in "
+	       "crashme_fill_table",
+	       "in_atomic()");
+	/* the page's allocation, past the allocator and the page cache */
+	expect("bad-page-state.log", BOOT_EXITED, CRASH_DEFAULT, VERDICT_BAD,
+	       "BUG: Bad page state in crashme_read_meta",
+	       "page last allocated");
+	/* " on CPU#0, comm" is not part of the title; the run queue's
+	 * lock is locking, wake_up_new_task() the caller */
+	expect("spinlock-recursion.log", BOOT_EXITED, CRASH_DEFAULT,
+	       VERDICT_BAD, "BUG: spinlock recursion in wake_up_new_task",
+	       ".owner_cpu");
+	/* 4.x lockdep's banner, named where the freed lock was taken */
+	expect("held-lock-freed-4x.log", BOOT_EXITED,
+	       CRASH_DEFAULT | CRASH_LOCKDEP, VERDICT_BAD,
+	       "BUG: held lock freed in crashme_ioctl",
+	       "with a lock still held");
+	/* "backtrace (crc ...)", inline frames and kasprintf() */
+	expect("kmemleak-crc.log", BOOT_EXITED, CRASH_DEFAULT, VERDICT_BAD,
+	       "memory leak in crashme_name_entry", "unreferenced object");
+}
+
 static void test_classify__hung_task_on_rcu(void **state)
 {
 	(void)state;
@@ -425,6 +478,9 @@ int main(void)
 		cmocka_unit_test(test_classify__kind_lists),
 		cmocka_unit_test(test_classify__no_root),
 		cmocka_unit_test(test_classify__warning),
+		cmocka_unit_test(test_classify__stall_in_a_softirq),
+		cmocka_unit_test(test_classify__stack_overflows),
+		cmocka_unit_test(test_classify__bugs_named_past_their_helpers),
 		cmocka_unit_test(test_classify__not_started),
 		cmocka_unit_test(test_classify__recipe_kinds),
 		cmocka_unit_test(test_classify__timestamps_and_empty),
