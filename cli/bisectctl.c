@@ -1196,6 +1196,8 @@ static int cmd_verify(int argc, char **argv)
 	struct gu_repo *repo = NULL;
 	struct gu_oid oid, poid;
 	struct verify_report vr = { 0 };
+	char **applied = NULL; /* the patches by subject, as applied */
+	size_t napplied = 0;
 	struct buf text;
 	char reason[2048], phex[GU_HEXSZ + 1], *out = NULL, *src = NULL;
 	char *json = NULL;
@@ -1221,7 +1223,7 @@ static int cmd_verify(int argc, char **argv)
 	if (!rc)
 		rc = mbox_apply_patches(&poid, repo, src, &oid, p.names,
 					(const char *const *)p.texts, p.lens,
-					p.n);
+					p.n, &applied, &napplied);
 	if (!rc && !(out = make_out_dir(c.out)))
 		rc = ERR_INFRA;
 	if (rc)
@@ -1248,8 +1250,8 @@ static int cmd_verify(int argc, char **argv)
 	vr.result = result;
 	vr.reason = reason;
 	vr.repo_path = c.repo_path;
-	vr.patches = p.names;
-	vr.npatches = p.n;
+	vr.patches = (const char *const *)applied;
+	vr.npatches = napplied;
 	vr.patched_hex = phex;
 	vr.base = &base;
 	vr.patched = &patched;
@@ -1272,6 +1274,7 @@ fail:
 	status = fail(rc);
 out:
 	release_patches(&p);
+	mbox_names_release(applied, napplied);
 	step_result_release(&base);
 	step_result_release(&patched);
 	kernel_release(&ctx, &recipe);
@@ -1462,7 +1465,7 @@ static int build_base(struct bisect_ctx *ctx, struct recipe *recipe,
 			rc = mbox_apply_patches(&poid, *repo, src, oid,
 						b->p.names,
 						(const char *const *)b->p.texts,
-						b->p.lens, b->p.n);
+						b->p.lens, b->p.n, NULL, NULL);
 		free(src);
 	}
 	if (!rc && !*cache && !(*cache = util_cache_dir()))
@@ -1476,8 +1479,7 @@ static int build_base(struct bisect_ctx *ctx, struct recipe *recipe,
  * did not boot or install, EXIT_INFRA the machine failed.
  */
 static int build_finish(const struct buildjob_result *r, const struct common *c,
-			const struct build_opts *b, const char *recipe,
-			const char *out)
+			const char *recipe, const char *out)
 {
 	struct build_report br = {
 		.result = buildjob_outcome(r),
@@ -1485,8 +1487,8 @@ static int build_finish(const struct buildjob_result *r, const struct common *c,
 		.repo_path = c->repo_path,
 		.base_hex = r->base_hex,
 		.patched_hex = r->patched_hex,
-		.patches = b->p.names,
-		.npatches = b->p.n,
+		.patches = (const char *const *)r->applied,
+		.npatches = r->napplied,
 		.recipe = recipe,
 		.packages = r->built ? &r->packages : NULL,
 		.packages_dir = r->pkgdir,
@@ -1605,7 +1607,7 @@ static int cmd_build(int argc, char **argv)
 			out);
 		rc = buildjob_run(&r, &bs);
 	}
-	status = rc ? fail(rc) : build_finish(&r, &c, &b, recipe.name, out);
+	status = rc ? fail(rc) : build_finish(&r, &c, recipe.name, out);
 done:
 	release_patches(&b.p);
 	buildjob_release(&r);

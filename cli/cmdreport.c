@@ -109,6 +109,8 @@ int report_build(char **json, struct buf *text, const struct build_report *b)
 		buf_printf(text, "install test: %s: %s\n",
 			   verdict_name(b->install->verdict),
 			   b->install->title);
+	for (i = 0; i < b->npatches; i++)
+		buf_printf(text, "patch: %s\n", b->patches[i]);
 	for (i = 0; r && i < r->nfiles; i++)
 		buf_printf(text, "  %s/%s\n", b->packages_dir, r->files[i]);
 	if (r && r->nfiles)

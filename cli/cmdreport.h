@@ -18,7 +18,7 @@ struct verify_report {
 	const char *result; /* "fixed", "not fixed" or "inconclusive" */
 	const char *reason;
 	const char *repo_path;
-	const char *const *patches;
+	const char *const *patches; /* as applied: a mail by its subject */
 	size_t npatches;
 	const char *patched_hex; /* the patched commit in the worktree */
 	const struct step_result *base, *patched;
@@ -32,7 +32,7 @@ struct build_report {
 	const char *id;
 	const char *repo_path;
 	const char *base_hex, *patched_hex;
-	const char *const *patches;
+	const char *const *patches; /* as applied: a mail by its subject */
 	size_t npatches;
 	const char *recipe;
 	const struct package_result *packages; /* or NULL */

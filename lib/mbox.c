@@ -176,9 +176,40 @@ void mbox_patches_release(struct mbox_patch *p, size_t n)
 	free(p);
 }
 
+void mbox_names_release(char **names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* A copy of the names applied, for the report. */
+static int copy_names(char ***out, size_t *nout, const char *const *nm,
+		      size_t n)
+{
+	size_t i;
+
+	*out = calloc(n ? n : 1, sizeof(**out));
+	*nout = 0;
+	if (!*out)
+		return err_set(ERR_NOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		if (!((*out)[i] = strdup(nm[i]))) {
+			mbox_names_release(*out, i);
+			*out = NULL;
+			return err_set(ERR_NOMEM, "out of memory");
+		}
+	}
+	*nout = n;
+	return 0;
+}
+
 int mbox_apply_patches(struct gu_oid *out, struct gu_repo *r, const char *dir,
 		       const struct gu_oid *base, const char *const *names,
-		       const char *const *texts, const size_t *lens, size_t n)
+		       const char *const *texts, const size_t *lens, size_t n,
+		       char ***applied, size_t *napplied)
 {
 	struct mbox_patch **series = calloc(n ? n : 1, sizeof(*series));
 	size_t *count = calloc(n ? n : 1, sizeof(*count));
@@ -194,9 +225,9 @@ int mbox_apply_patches(struct gu_oid *out, struct gu_repo *r, const char *dir,
 		total += count[i] ? count[i] : 1;
 	}
 	if (!rc) {
-		nm = calloc(total, sizeof(*nm));
-		tx = calloc(total, sizeof(*tx));
-		ln = calloc(total, sizeof(*ln));
+		nm = calloc(total ? total : 1, sizeof(*nm));
+		tx = calloc(total ? total : 1, sizeof(*tx));
+		ln = calloc(total ? total : 1, sizeof(*ln));
 		if (!nm || !tx || !ln)
 			rc = err_set(ERR_NOMEM, "out of memory");
 	}
@@ -214,6 +245,8 @@ int mbox_apply_patches(struct gu_oid *out, struct gu_repo *r, const char *dir,
 	}
 	if (!rc)
 		rc = gu_apply_patches(out, r, dir, base, nm, tx, ln, total);
+	if (!rc && applied)
+		rc = copy_names(applied, napplied, nm, total);
 	for (i = 0; series && i < n; i++)
 		mbox_patches_release(series[i], count ? count[i] : 0);
 	free(series);

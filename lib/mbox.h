@@ -32,12 +32,16 @@ void mbox_patches_release(struct mbox_patch *p, size_t n);
 /*
  * gu_apply_patches() with each mbox among the patches replaced by its
  * series, each patch of it named by its subject; other patches (plain
- * diffs, a single format-patch mail) as they are.
+ * diffs, a single format-patch mail) as they are.  With applied, the
+ * names of what was applied, in order, for a report (release with
+ * mbox_names_release()).
  */
 struct gu_oid;
 struct gu_repo;
 int mbox_apply_patches(struct gu_oid *out, struct gu_repo *r, const char *dir,
 		       const struct gu_oid *base, const char *const *names,
-		       const char *const *texts, const size_t *lens, size_t n);
+		       const char *const *texts, const size_t *lens, size_t n,
+		       char ***applied, size_t *napplied);
+void mbox_names_release(char **names, size_t n);
 
 #endif

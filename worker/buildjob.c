@@ -32,6 +32,7 @@ void buildjob_release(struct buildjob_result *r)
 	package_result_release(&r->packages);
 	install_result_release(&r->install);
 	free(r->pkgdir);
+	mbox_names_release(r->applied, r->napplied);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -216,7 +217,8 @@ int buildjob_run(struct buildjob_result *r, const struct buildjob_spec *b)
 	rc = src ? util_mkdir_p(src) : err_set(ERR_NOMEM, "out of memory");
 	if (!rc && b->npatches)
 		rc = mbox_apply_patches(&poid, b->repo, src, &b->base, b->names,
-					b->texts, b->lens, b->npatches);
+					b->texts, b->lens, b->npatches,
+					&r->applied, &r->napplied);
 	if (rc) {
 		free(src);
 		return rc;

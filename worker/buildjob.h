@@ -38,6 +38,8 @@ struct buildjob_result {
 	int built;
 	struct install_result install; /* when installed is 1 */
 	int installed;
+	char **applied; /* the patches as applied: a mail's by its subject */
+	size_t napplied;
 };
 
 /*

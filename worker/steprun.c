@@ -302,7 +302,7 @@ static int step_commit(struct gu_oid *out, struct step_result *st,
 		rc = mbox_apply_patches(&base, repo, src, &base,
 					(const char *const *)sp->patch_names,
 					(const char *const *)sp->patch_texts,
-					lens, sp->npatches);
+					lens, sp->npatches, NULL, NULL);
 	free(src);
 	*out = base;
 	if (rc == ERR_INPUT) {

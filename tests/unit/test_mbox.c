@@ -126,14 +126,23 @@ static void applied_tree(const char *const *names, size_t n, char out[41])
 	char *repo_path = util_fmt("%s/repo", top);
 	struct gu_repo *repo, *work;
 	struct gu_oid b, commit;
+	char **applied;
+	size_t napplied;
 
 	assert_true(n <= 4);
 	for (i = 0; i < n; i++)
 		texts[i] = slurp(names[i], &lens[i]);
 	assert_int_equal(gu_open(&repo, repo_path), 0);
 	gu_oid_parse(&b, base);
-	if (mbox_apply_patches(&commit, repo, dir, &b, names, texts, lens, n))
+	if (mbox_apply_patches(&commit, repo, dir, &b, names, texts, lens, n,
+			       &applied, &napplied))
 		fail_msg("%s", err_last());
+	/* each patch of the series by its subject, in the order applied */
+	assert_int_equal(napplied, 3);
+	assert_string_equal(applied[0], "[PATCH 1/3] a: two is a number");
+	assert_string_equal(applied[1], "[PATCH 2/3] c: a new file");
+	assert_string_equal(applied[2], "[PATCH 3/3] b: delta");
+	mbox_names_release(applied, napplied);
 	assert_int_equal(gu_open(&work, dir), 0);
 	assert_int_equal(gu_tree_hex(work, &commit, out), 0);
 	gu_close(work);
