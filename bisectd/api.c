@@ -374,8 +374,10 @@ static enum MHD_Result get_report(struct api *a, struct MHD_Connection *mc,
 	/* not the request's Host header: a client would choose the links
 	 * that the report sends to others */
 	char *base = a->o.public_url ? strdup(a->o.public_url)
-				     : util_fmt("http://%s:%d", a->o.listen,
-						api_port(a));
+				     : util_fmt(strchr(a->o.listen, ':')
+							? "http://[%s]:%d"
+							: "http://%s:%d",
+						a->o.listen, api_port(a));
 	struct buf out;
 	char *json = NULL;
 	int rc;
@@ -1192,6 +1194,10 @@ static void on_log(void *cls, const char *fmt, va_list ap)
 int api_start(struct api **out, struct coord *c, const struct api_opts *o)
 {
 	struct sockaddr_in sa;
+	struct sockaddr_in6 sa6;
+	const struct sockaddr *addr = (const struct sockaddr *)&sa;
+	unsigned flags = MHD_USE_THREAD_PER_CONNECTION |
+			 MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
 	struct api *a = calloc(1, sizeof(*a));
 
 	*out = NULL;
@@ -1200,25 +1206,32 @@ int api_start(struct api **out, struct coord *c, const struct api_opts *o)
 	a->c = c;
 	a->o = *o;
 	memset(&sa, 0, sizeof(sa));
+	memset(&sa6, 0, sizeof(sa6));
 	sa.sin_family = AF_INET;
 	sa.sin_port = htons((uint16_t)o->port);
-	if (inet_pton(AF_INET, o->listen, &sa.sin_addr) != 1) {
+	sa6.sin6_family = AF_INET6;
+	sa6.sin6_port = htons((uint16_t)o->port);
+	if (inet_pton(AF_INET6, o->listen, &sa6.sin6_addr) == 1) {
+		addr = (const struct sockaddr *)&sa6;
+		/* "::" takes IPv4 too, as 0.0.0.0 would */
+		flags |= IN6_IS_ADDR_UNSPECIFIED(&sa6.sin6_addr)
+				 ? MHD_USE_DUAL_STACK
+				 : MHD_USE_IPv6;
+	} else if (inet_pton(AF_INET, o->listen, &sa.sin_addr) != 1) {
 		free(a);
 		return err_set(ERR_INPUT,
-			       "listen address '%s' is not an IPv4 "
+			       "listen address '%s' is not an IPv4 or IPv6 "
 			       "address",
 			       o->listen);
 	}
-	a->d = MHD_start_daemon(
-		MHD_USE_THREAD_PER_CONNECTION |
-			MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG,
-		0, NULL, NULL, on_request, a, MHD_OPTION_EXTERNAL_LOGGER,
-		on_log, a, MHD_OPTION_SOCK_ADDR, &sa,
-		MHD_OPTION_NOTIFY_COMPLETED, on_done, a,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)1000,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)o->per_ip,
-		MHD_OPTION_END);
+	a->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, a,
+				MHD_OPTION_EXTERNAL_LOGGER, on_log, a,
+				MHD_OPTION_SOCK_ADDR, addr,
+				MHD_OPTION_NOTIFY_COMPLETED, on_done, a,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned)1000,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				(unsigned)o->per_ip, MHD_OPTION_END);
 	if (!a->d) {
 		free(a);
 		return err_sys(ERR_INFRA, "cannot listen on %s:%d", o->listen,

@@ -733,9 +733,10 @@ int main(int argc, char **argv)
 	pthread_mutex_unlock(&co.lock);
 	if (rc)
 		logf_("resuming jobs: %s", err_last());
-	if (api_start(&api, &co, &ao)) {
+	if ((rc = api_start(&api, &co, &ao))) {
 		fprintf(stderr, "bisectd: %s\n", err_last());
-		return 3;
+		return rc == ERR_INPUT ? 2
+				       : 3; /* a listen address that is none */
 	}
 	logf_("listening on %s:%d, state in %s", c.listen, api_port(api),
 	      c.state);

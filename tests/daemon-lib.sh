@@ -35,7 +35,10 @@ start_bisectd() {
 	PIDS="$PIDS $DPID"
 	for _ in $(seq 100); do [ -s "$STATE.port" ] && break; sleep 0.1; done
 	PORT=$(cat "$STATE.port")
-	URL=http://${LISTEN:-127.0.0.1}:$PORT
+	case ${LISTEN:-} in
+	*:*) URL=http://[$LISTEN]:$PORT ;; # IPv6
+	*) URL=http://${LISTEN:-127.0.0.1}:$PORT ;;
+	esac
 }
 
 # free_port: a loopback port that nothing listens on (now)
