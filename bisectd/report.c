@@ -45,19 +45,34 @@ static json_t *commit_json(const struct session *s, const struct gu_oid *oid)
 }
 
 /*
- * Who a report goes to: the MAINTAINERS entries (at the culprit) for the
- * culprit's files; the lists and regressions@ on Cc.
+ * A Linux tree: its top Kconfig is the kernel's ("mainmenu "Linux/...").
+ * Other projects may have a MAINTAINERS file too (QEMU does).
+ */
+static int is_kernel_tree(const struct session *s, const struct gu_oid *at)
+{
+	struct buf k;
+	int yes;
+
+	buf_init(&k, 1 << 20);
+	yes = !gu_read_blob(s->repo, at, "Kconfig", &k) &&
+	      strstr(buf_str(&k), "mainmenu \"Linux");
+	buf_release(&k);
+	return yes;
+}
+
+/*
+ * Who a report goes to: in a kernel tree, the MAINTAINERS entries (at
+ * the culprit) for the culprit's files, the lists and regressions@ on
+ * Cc; in another repository, no one (the report is the tracker's).
  */
 static void recipients(const struct session *s, struct buf *to, struct buf *cc)
 {
 	struct gu_commit c;
 	struct buf text;
 
-	if (s->state != ENGINE_FOUND ||
-	    gu_commit_info(&c, s->repo, &s->first_bad)) {
-		buf_puts(cc, MAINT_REGRESSIONS "\n");
+	if (s->state != ENGINE_FOUND || !is_kernel_tree(s, &s->first_bad) ||
+	    gu_commit_info(&c, s->repo, &s->first_bad))
 		return;
-	}
 	buf_init(&text, 64u << 20);
 	gu_read_blob(s->repo, &s->first_bad, "MAINTAINERS", &text);
 	maint_recipients(buf_str(&text), (const char *const *)c.files, c.nfiles,
@@ -242,9 +257,11 @@ int report_json(char **out, const struct session *s,
 					      lines_json(buf_str(&to)), "cc",
 					      lines_json(buf_str(&cc))));
 		gu_oid_hex(hex, &s->first_bad);
-		json_object_set_new(
-			o, "regzbot",
-			json_sprintf("#regzbot introduced: %.12s", hex));
+		if (is_kernel_tree(s, &s->first_bad))
+			json_object_set_new(
+				o, "regzbot",
+				json_sprintf("#regzbot introduced: %.12s",
+					     hex));
 		buf_release(&to);
 		buf_release(&cc);
 	}
@@ -494,11 +511,17 @@ int report_mail(struct buf *b, const struct session *s,
 	gu_oid_hex(bad, &s->bad);
 	buf_printf(b, "Subject: [REGRESSION] %s (bisected to %.12s)\n",
 		   cs && *cs->title ? cs->title : c.subject, hex);
-	buf_puts(b, "To: ");
-	joined(b, buf_str(&to));
-	buf_puts(b, "\nCc: ");
-	joined(b, buf_str(&cc));
-	buf_puts(b, "\n\n");
+	if (*buf_str(&to)) { /* a header without an address is none */
+		buf_puts(b, "To: ");
+		joined(b, buf_str(&to));
+		buf_puts(b, "\n");
+	}
+	if (*buf_str(&cc)) {
+		buf_puts(b, "Cc: ");
+		joined(b, buf_str(&cc));
+		buf_puts(b, "\n");
+	}
+	buf_puts(b, "\n");
 	{
 		struct buf para;
 
@@ -567,7 +590,8 @@ int report_mail(struct buf *b, const struct session *s,
 		if (ri->config_path)
 			buf_printf(b, "  kernel config: %s\n", ri->config_path);
 	}
-	buf_printf(b, "\n#regzbot introduced: %.12s\n", hex);
+	if (is_kernel_tree(s, &s->first_bad))
+		buf_printf(b, "\n#regzbot introduced: %.12s\n", hex);
 	buf_release(&to);
 	buf_release(&cc);
 	gu_commit_release(&c);

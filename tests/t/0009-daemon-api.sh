@@ -57,10 +57,10 @@ git -C "$repo" bisect reset -q > /dev/null 2>&1
 api GET "jobs/$id/report.txt" > /dev/null
 cp "$SCRATCH/body" "$SCRATCH/report.txt"
 short=$(echo "$CULPRIT" | cut -c1-12)
-check "the mail report names the culprit for regzbot" \
-	grep -q "^#regzbot introduced: $short$" "$SCRATCH/report.txt"
-check "and copies the regressions list" \
-	grep -q "^Cc: .*regressions@lists.linux.dev" "$SCRATCH/report.txt"
+check "the mail report names the culprit" \
+	grep -q "^Subject: \[REGRESSION\] .*(bisected to $short)$" "$SCRATCH/report.txt"
+check "and, this not being a kernel tree, no regzbot line and no recipients" \
+	'! grep -q -e "^#regzbot" -e "^To:" -e "^Cc:" -e regressions@ "$SCRATCH/report.txt"'
 check "and links the step logs on this server" \
 	grep -q "^  job: http://127.0.0.1:$PORT/jobs/$id$" "$SCRATCH/report.txt"
 code=$(curl -s -o "$SCRATCH/body" -w '%{http_code}' -H "Host: evil.example" \
@@ -69,8 +69,34 @@ check "a request's Host header does not choose the report's links ($code)" \
 	'[ "$code" = 200 ] && grep -q "^  job: http://127.0.0.1:$PORT/jobs/$id$" "$SCRATCH/body" &&
 	 ! grep -q evil.example "$SCRATCH/body"'
 api GET "jobs/$id/report.json" > /dev/null
-check "the JSON report has the culprit and the recipients" \
-	jq_true "$SCRATCH/body" ".first_bad == \"$CULPRIT\" and (.recipients.cc | index(\"regressions@lists.linux.dev\")) != null"
+check "the JSON report has the culprit and no recipients (not a kernel tree)" \
+	jq_true "$SCRATCH/body" ".first_bad == \"$CULPRIT\" and .recipients.cc == [] and .recipients.to == [] and has(\"regzbot\") == false"
+# a repository shaped like a Linux tree (its top Kconfig, a MAINTAINERS
+# section for the culprit's file): the report goes to that section's
+# maintainer and list, and to the regressions list, for regzbot
+krepo=$SCRATCH/krepo
+git init -q "$krepo"
+printf 'mainmenu "Linux/$(ARCH) $(KERNELVERSION) Kernel Configuration"\n' \
+	> "$krepo/Kconfig"
+printf 'CRASHME DRIVER\nM:\tAda Maintainer <ada@example.org>\nL:\tcrashme@example.org\nS:\tMaintained\nF:\tdrivers/crashme.c\n' \
+	> "$krepo/MAINTAINERS"
+git -C "$krepo" add -A
+git -C "$krepo" -c user.name=t -c user.email=t@example.org commit -q -m base
+kgood=$(git -C "$krepo" rev-parse HEAD)
+mkdir "$krepo/drivers"
+echo crash > "$krepo/drivers/crashme.c"
+touch "$krepo/regression"
+git -C "$krepo" add -A
+git -C "$krepo" -c user.name=t -c user.email=t@example.org commit -q -m "crashme: break it"
+kbad=$(git -C "$krepo" rev-parse HEAD)
+kid=$(submit "$(bisect_job "$krepo" "$kgood" "$kbad" 'test ! -f regression')")
+check "a bisection in a kernel-shaped tree ends" wait_job "$kid" 60
+api GET "jobs/$kid/report.txt" > /dev/null
+check "its report goes to the section's maintainer and lists, and regressions@" \
+	'grep -q "^To: Ada Maintainer <ada@example.org>$" "$SCRATCH/body" &&
+	 grep -q "^Cc: crashme@example.org, regressions@lists.linux.dev$" "$SCRATCH/body" &&
+	 grep -q "^#regzbot introduced: $(echo "$kbad" | cut -c1-12)$" "$SCRATCH/body"'
+wait_job "$id" 5 # $SCRATCH/job: the first job again, for what follows
 check "the webhook was retried and delivered" \
 	wait_for "$SCRATCH/hooks/hook-1.json" "\"culprit\":\"$CULPRIT\"" 30
 api GET "jobs/$id" > /dev/null
@@ -121,7 +147,7 @@ expect_exit 0 "bisectctl --server sends a bisection and follows it" \
 check "its JSON report names the culprit" \
 	jq_true "$SCRATCH/remote.json" ".first_bad == \"$CULPRIT\""
 check "it printed the steps as they ended" grep -q "^round 1 bisect: " "$SCRATCH/err"
-check "and the mail report" grep -q "^#regzbot introduced: " "$SCRATCH/out"
+check "and the mail report" grep -q "^Subject: \[REGRESSION\] " "$SCRATCH/out"
 expect_exit 2 "a revision bisectd does not know: exit 2" \
 	"$BISECTCTL" --server "$URL" --token "$STOKEN" run --repo "$repo" \
 	--good nosuchrev --bad "$BAD" -- true
@@ -223,7 +249,7 @@ new=$(find "$SCRATCH" -newer "$SCRATCH/marker" -type f | grep -v -e "^$STATE/" \
 	-e "^$SCRATCH/body$" -e "^$SCRATCH/code$" -e "^$SCRATCH/job$" \
 	-e "^$SCRATCH/big$" -e "^$SCRATCH/hooks/" -e "^$SCRATCH/hooks.port$" \
 	-e "^$SCRATCH/bisect.log$" -e "^$SCRATCH/replay$" -e '\.log$' \
-	-e "^$SCRATCH/report.txt$" -e "^$SCRATCH/remote.json$" \
+	-e "^$SCRATCH/report.txt$" -e "^$SCRATCH/remote.json$" -e "^$SCRATCH/krepo/" \
 	-e "^$SCRATCH/out$" -e "^$SCRATCH/err$" \
 	-e "^$BISECTD_CACHE/" -e "^$repo/")
 check "nothing written outside the state directory${new:+: $new}" [ -z "$new" ]

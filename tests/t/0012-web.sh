@@ -56,7 +56,7 @@ check "the chart has a point per round and the end ($dots for $rounds rounds)" \
 check "the steps link their logs" \
 	grep -q "href=\"/api/v1/jobs/$id/steps/[0-9]*/artifacts/command.log\"" "$SCRATCH/job.html"
 check "the page carries the report" \
-	grep -q "#regzbot introduced: $(echo "$CULPRIT" | cut -c1-12)" "$SCRATCH/job.html"
+	grep -q "(bisected to $(echo "$CULPRIT" | cut -c1-12))" "$SCRATCH/job.html"
 check "a screenshot of the job page" \
 	'[ "$(head -c 8 "$out/job.png" | od -An -c | tr -d " ")" = "211PNG\\r\\n032\\n" ] &&
 	 [ "$(wc -c < "$out/job.png")" -gt 20000 ]'
