@@ -64,21 +64,24 @@ static int is_kernel_tree(const struct session *s, const struct gu_oid *at)
  * Who a report goes to: in a kernel tree, the MAINTAINERS entries (at
  * the culprit) for the culprit's files, the lists and regressions@ on
  * Cc; in another repository, no one (the report is the tracker's).
+ * Returns 1 for a kernel tree (whose report also carries the regzbot line).
  */
-static void recipients(const struct session *s, struct buf *to, struct buf *cc)
+static int recipients(const struct session *s, struct buf *to, struct buf *cc)
 {
 	struct gu_commit c;
 	struct buf text;
 
-	if (s->state != ENGINE_FOUND || !is_kernel_tree(s, &s->first_bad) ||
-	    gu_commit_info(&c, s->repo, &s->first_bad))
-		return;
+	if (s->state != ENGINE_FOUND || !is_kernel_tree(s, &s->first_bad))
+		return 0;
+	if (gu_commit_info(&c, s->repo, &s->first_bad))
+		return 1;
 	buf_init(&text, 64u << 20);
 	gu_read_blob(s->repo, &s->first_bad, "MAINTAINERS", &text);
 	maint_recipients(buf_str(&text), (const char *const *)c.files, c.nfiles,
 			 to, cc);
 	buf_release(&text);
 	gu_commit_release(&c);
+	return 1;
 }
 
 static json_t *lines_json(const char *text)
@@ -248,16 +251,17 @@ int report_json(char **out, const struct session *s,
 	json_object_set_new(o, "bisect_log", json_string(buf_str(&s->log)));
 	if (!ri->error_code && s->state == ENGINE_FOUND) {
 		struct buf to, cc;
+		int kernel;
 
 		buf_init(&to, 1 << 20);
 		buf_init(&cc, 1 << 20);
-		recipients(s, &to, &cc);
+		kernel = recipients(s, &to, &cc);
 		json_object_set_new(o, "recipients",
 				    json_pack("{s:o, s:o}", "to",
 					      lines_json(buf_str(&to)), "cc",
 					      lines_json(buf_str(&cc))));
 		gu_oid_hex(hex, &s->first_bad);
-		if (is_kernel_tree(s, &s->first_bad))
+		if (kernel)
 			json_object_set_new(
 				o, "regzbot",
 				json_sprintf("#regzbot introduced: %.12s",
@@ -499,6 +503,7 @@ int report_mail(struct buf *b, const struct session *s,
 	struct buf to, cc;
 	char hex[GU_HEXSZ + 1], bad[GU_HEXSZ + 1];
 	size_t i;
+	int kernel;
 
 	if (ri->error_code || s->state != ENGINE_FOUND)
 		return report_text(b, s, ri);
@@ -506,7 +511,7 @@ int report_mail(struct buf *b, const struct session *s,
 		return -1;
 	buf_init(&to, 1 << 20);
 	buf_init(&cc, 1 << 20);
-	recipients(s, &to, &cc);
+	kernel = recipients(s, &to, &cc);
 	gu_oid_hex(hex, &s->first_bad);
 	gu_oid_hex(bad, &s->bad);
 	buf_printf(b, "Subject: [REGRESSION] %s (bisected to %.12s)\n",
@@ -590,7 +595,7 @@ int report_mail(struct buf *b, const struct session *s,
 		if (ri->config_path)
 			buf_printf(b, "  kernel config: %s\n", ri->config_path);
 	}
-	if (is_kernel_tree(s, &s->first_bad))
+	if (kernel)
 		buf_printf(b, "\n#regzbot introduced: %.12s\n", hex);
 	buf_release(&to);
 	buf_release(&cc);
