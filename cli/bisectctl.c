@@ -25,6 +25,7 @@
 #include "gitutil.h"
 #include "mbox.h"
 #include "recipe.h"
+#include "regstats.h"
 #include "http.h"
 #include "remote.h"
 #include "cmdreport.h"
@@ -1684,6 +1685,73 @@ static int cmd_classify(int argc, char **argv)
 	return rc;
 }
 
+/*
+ * Which subsystems regress most: Fixes: trailers over a range, counted
+ * per MAINTAINERS section.
+ */
+static int cmd_stats(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "repo", required_argument, NULL, 'r' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "svg", required_argument, NULL, 's' },
+		{ "top", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *repo_path = ".", *json = NULL, *svg = NULL, *range;
+	struct gu_repo *repo = NULL;
+	struct regstats st;
+	struct buf b;
+	long top = 30;
+	char *end, *text;
+	int opt, rc;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (opt == 'r')
+			repo_path = optarg;
+		else if (opt == 'j')
+			json = optarg;
+		else if (opt == 's')
+			svg = optarg;
+		else if (opt == 't') {
+			top = strtol(optarg, &end, 10);
+			if (*end || top < 1 || top > 10000)
+				return usage_error("--top: '%s' is not a "
+						   "number from 1 to 10000",
+						   optarg);
+		} else
+			return usage_error("bad option for stats");
+	}
+	if (optind + 1 < argc)
+		return usage_error("stats takes at most one RANGE");
+	range = optind < argc ? argv[optind] : "HEAD";
+	rc = gu_open(&repo, repo_path);
+	if (!rc)
+		rc = regstats_compute(&st, repo, range);
+	gu_close(repo);
+	if (rc)
+		return fail(rc);
+	buf_init(&b, 64u << 20);
+	rc = regstats_table(&st, &b);
+	if (!rc)
+		fputs(buf_str(&b), stdout);
+	if (!rc && json) {
+		text = regstats_json(&st);
+		rc = text ? util_write_atomic(json, text, strlen(text))
+			  : err_set(ERR_NOMEM, "out of memory");
+		free(text);
+	}
+	if (!rc && svg) {
+		buf_reset(&b);
+		rc = regstats_svg(&st, (size_t)top, &b);
+		if (!rc)
+			rc = util_write_atomic(svg, b.ptr, b.len);
+	}
+	buf_release(&b);
+	regstats_release(&st);
+	return rc ? fail(rc) : 0;
+}
+
 /* --- the table ---------------------------------------------------------- */
 
 static int cmd_help(int argc, char **argv);
@@ -1760,6 +1828,17 @@ static const struct command {
 	  "      free Read in foo\").  --fail-on takes a recipe's fail_on\n"
 	  "      kinds (default: the recipes' default).  Without --marker\n"
 	  "      a log without a crash is good.  Exit 0 good, 1 bad." },
+	{ "stats", cmd_stats,
+	  "stats [--repo DIR] [RANGE] [--json FILE] [--svg FILE] [--top N]\n"
+	  "      Which subsystems regress most: each commit of RANGE\n"
+	  "      (A..B, or a revision and its history; default HEAD) with\n"
+	  "      a Fixes: trailer names a culprit, counted once for each\n"
+	  "      MAINTAINERS section (as of the range's end) its files\n"
+	  "      belong to most specifically.  Per subsystem: regressions,\n"
+	  "      commits that touched it, regressions per 100 commits,\n"
+	  "      median days from the culprit's author date to its first\n"
+	  "      fix, and the share of fixes marked for stable.  --svg\n"
+	  "      draws the top N (default 30) as a bar chart." },
 	{ "help", cmd_help, "help\n      Show this text." },
 };
 

@@ -505,6 +505,211 @@ out:
 	return rc;
 }
 
+/*
+ * The paths that differ between trees a and b (either may be NULL: all
+ * of the other's files), below prefix.  Subtrees with the same id are
+ * not read: a commit that changes one file costs the trees on its path.
+ */
+static int tree_changes(git_repository *repo, git_tree *a, git_tree *b,
+			struct buf *prefix, struct path_cb *cb)
+{
+	size_t na = a ? git_tree_entrycount(a) : 0;
+	size_t nb = b ? git_tree_entrycount(b) : 0;
+	size_t i = 0, j = 0, keep = prefix->len;
+	int rc = 0;
+
+	while (!rc && (i < na || j < nb)) {
+		const git_tree_entry *ea =
+			i < na ? git_tree_entry_byindex(a, i) : NULL;
+		const git_tree_entry *eb =
+			j < nb ? git_tree_entry_byindex(b, j) : NULL;
+		int c = !ea ? 1 : !eb ? -1 : git_tree_entry_cmp(ea, eb);
+		const git_tree_entry *one = c <= 0 ? ea : eb;
+		git_tree *sa = NULL, *sb = NULL;
+
+		i += c <= 0;
+		j += c >= 0;
+		if (c == 0 &&
+		    git_oid_equal(git_tree_entry_id(ea),
+				  git_tree_entry_id(eb)) &&
+		    git_tree_entry_filemode(ea) == git_tree_entry_filemode(eb))
+			continue;
+		prefix->len = keep;
+		if (buf_puts(prefix, git_tree_entry_name(one)))
+			return err_set(ERR_NOMEM, "path too long");
+		if (git_tree_entry_type(one) != GIT_OBJECT_TREE ||
+		    (c == 0 &&
+		     git_tree_entry_type(ea) != git_tree_entry_type(eb))) {
+			/* a file, or a file that became a directory */
+			cb->result = cb->fn(buf_str(prefix), cb->payload);
+			rc = cb->result;
+		}
+		if (rc)
+			break;
+		if (c <= 0 && git_tree_entry_type(ea) == GIT_OBJECT_TREE &&
+		    git_tree_lookup(&sa, repo, git_tree_entry_id(ea)) < 0)
+			rc = git_fail(ERR_GENERIC, "cannot read a tree");
+		if (!rc && c >= 0 &&
+		    git_tree_entry_type(eb) == GIT_OBJECT_TREE &&
+		    git_tree_lookup(&sb, repo, git_tree_entry_id(eb)) < 0)
+			rc = git_fail(ERR_GENERIC, "cannot read a tree");
+		if (!rc && (sa || sb)) {
+			if (buf_puts(prefix, "/"))
+				rc = err_set(ERR_NOMEM, "path too long");
+			else
+				rc = tree_changes(repo, sa, sb, prefix, cb);
+		}
+		git_tree_free(sa);
+		git_tree_free(sb);
+	}
+	prefix->len = keep;
+	if (prefix->ptr)
+		prefix->ptr[keep] = '\0';
+	return rc;
+}
+
+int gu_commit_paths(struct gu_repo *r, const struct gu_oid *commit,
+		    int (*fn)(const char *path, void *payload), void *payload)
+{
+	git_commit *c = NULL, *p = NULL;
+	git_tree *tc = NULL, *tp = NULL;
+	struct path_cb state = { fn, payload, 0 };
+	struct buf prefix;
+	int rc;
+
+	if (git_commit_lookup(&c, r->repo, (const git_oid *)commit) < 0 ||
+	    (git_commit_parentcount(c) && git_commit_parent(&p, c, 0) < 0) ||
+	    git_commit_tree(&tc, c) < 0 || (p && git_commit_tree(&tp, p) < 0)) {
+		rc = git_fail(ERR_GENERIC, "cannot read a commit");
+		goto out;
+	}
+	buf_init(&prefix, 1 << 16);
+	rc = tree_changes(r->repo, tp, tc, &prefix, &state);
+	buf_release(&prefix);
+out:
+	git_tree_free(tc);
+	git_tree_free(tp);
+	git_commit_free(c);
+	git_commit_free(p);
+	return rc;
+}
+
+/* Push one end of a range onto w: its commit, hidden or not. */
+static int walk_push(git_revwalk *w, struct gu_repo *r, const char *rev,
+		     int hide)
+{
+	struct gu_oid oid;
+	int rc = gu_resolve(r, rev, &oid);
+
+	if (rc)
+		return rc;
+	if ((hide ? git_revwalk_hide(w, (const git_oid *)&oid)
+		  : git_revwalk_push(w, (const git_oid *)&oid)) < 0)
+		return git_fail(ERR_GENERIC, "cannot walk history");
+	return 0;
+}
+
+int gu_walk(struct gu_repo *r, const char *range,
+	    int (*fn)(const struct gu_walk_commit *c, void *payload),
+	    void *payload)
+{
+	git_revwalk *w = NULL;
+	const char *dots = strstr(range, "..");
+	git_oid id;
+	int rc = 0, n;
+
+	if (git_revwalk_new(&w, r->repo) < 0)
+		return git_fail(ERR_GENERIC, "cannot walk history");
+	if (dots && dots[2] == '.')
+		rc = err_set(ERR_INPUT,
+			     "'%s': only A..B ranges are supported, not A...B",
+			     range);
+	else if (dots) {
+		char *from = strndup(range, (size_t)(dots - range));
+
+		if (!from)
+			rc = err_set(ERR_NOMEM, "out of memory");
+		else
+			rc = walk_push(w, r, *from ? from : "HEAD", 1);
+		free(from);
+		if (!rc)
+			rc = walk_push(w, r, dots[2] ? dots + 2 : "HEAD", 0);
+	} else {
+		rc = walk_push(w, r, range, 0);
+	}
+	while (!rc && (n = git_revwalk_next(&id, w)) == 0) {
+		git_commit *c;
+		struct gu_walk_commit wc;
+
+		if (git_commit_lookup(&c, r->repo, &id) < 0) {
+			rc = git_fail(ERR_GENERIC, "cannot read a commit");
+			break;
+		}
+		memcpy(wc.oid.id, id.id, sizeof(wc.oid.id));
+		wc.nparents = git_commit_parentcount(c);
+		wc.author_time = (long long)git_commit_author(c)->when.time;
+		wc.commit_time = (long long)git_commit_time(c);
+		wc.message = git_commit_message(c);
+		rc = fn(&wc, payload);
+		git_commit_free(c);
+	}
+	if (!rc && n != GIT_ITEROVER)
+		rc = git_fail(ERR_GENERIC, "cannot walk history");
+	git_revwalk_free(w);
+	return rc;
+}
+
+int gu_lookup_prefix(struct gu_repo *r, const char *hex, struct gu_oid *out)
+{
+	git_object *obj;
+	git_oid id;
+	size_t len = strspn(hex, "0123456789abcdefABCDEF");
+	int e;
+
+	if (len < 4 || len > GU_HEXSZ || hex[len])
+		return err_set(ERR_INPUT, "'%s' is not a commit id", hex);
+	if (git_oid_fromstrn(&id, hex, len) < 0)
+		return git_fail(ERR_INPUT, "not a commit id");
+	e = git_object_lookup_prefix(&obj, r->repo, &id, len,
+				     GIT_OBJECT_COMMIT);
+	if (e == GIT_ENOTFOUND)
+		return err_set(ERR_NOTFOUND, "no commit %s", hex);
+	if (e == GIT_EAMBIGUOUS)
+		return err_set(ERR_INPUT, "%s names more than one commit", hex);
+	if (e < 0)
+		return git_fail(ERR_INPUT, "cannot look up a commit");
+	memcpy(out->id, git_object_id(obj)->id, sizeof(out->id));
+	git_object_free(obj);
+	return 0;
+}
+
+int gu_author_time(struct gu_repo *r, const struct gu_oid *oid, long long *out)
+{
+	git_commit *c;
+
+	if (git_commit_lookup(&c, r->repo, (const git_oid *)oid) < 0)
+		return git_fail(ERR_NOTFOUND, "cannot read a commit");
+	*out = (long long)git_commit_author(c)->when.time;
+	git_commit_free(c);
+	return 0;
+}
+
+int gu_trailers(const char *message,
+		int (*fn)(const char *key, const char *value, void *payload),
+		void *payload)
+{
+	git_message_trailer_array arr;
+	size_t i;
+	int rc = 0;
+
+	if (git_message_trailers(&arr, message) < 0)
+		return git_fail(ERR_GENERIC, "cannot read trailers");
+	for (i = 0; i < arr.count && !rc; i++)
+		rc = fn(arr.trailers[i].key, arr.trailers[i].value, payload);
+	git_message_trailer_array_free(&arr);
+	return rc;
+}
+
 /* Where an apply is: for naming the file and hunk that did not apply. */
 struct apply_at {
 	char file[1024];

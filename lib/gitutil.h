@@ -101,6 +101,42 @@ int gu_changed_paths(struct gu_repo *r, const struct gu_oid *a,
 		     const struct gu_oid *b,
 		     int (*fn)(const char *path, void *payload), void *payload);
 
+/* The changes of one commit: against its first parent, or all its files. */
+int gu_commit_paths(struct gu_repo *r, const struct gu_oid *commit,
+		    int (*fn)(const char *path, void *payload), void *payload);
+
+/* One commit of a walk; what it points to lives until fn returns. */
+struct gu_walk_commit {
+	struct gu_oid oid;
+	size_t nparents;
+	long long author_time, commit_time; /* seconds since the epoch */
+	const char *message;
+};
+
+/*
+ * Call fn for each commit of range: "A..B" (reachable from B, not from
+ * A), or one revision and all its ancestors; fn returns nonzero to stop,
+ * and that value is returned.  ERR_INPUT names a revision that is not
+ * there.
+ */
+int gu_walk(struct gu_repo *r, const char *range,
+	    int (*fn)(const struct gu_walk_commit *c, void *payload),
+	    void *payload);
+
+/* The commit that an abbreviated id names: ERR_NOTFOUND, or ERR_INPUT
+ * when it is not a commit or names more than one. */
+int gu_lookup_prefix(struct gu_repo *r, const char *hex, struct gu_oid *out);
+/* A commit's author time, in seconds since the epoch. */
+int gu_author_time(struct gu_repo *r, const struct gu_oid *oid, long long *out);
+
+/*
+ * The trailers of a commit message ("Fixes: ...", "Cc: ...": its last
+ * paragraph, as git interpret-trailers reads it); fn as for gu_walk.
+ */
+int gu_trailers(const char *message,
+		int (*fn)(const char *key, const char *value, void *payload),
+		void *payload);
+
 /*
  * Check oid out into dir, a work tree with its own git directory that
  * borrows r's objects (like `git clone --shared`): r itself is never

@@ -157,35 +157,50 @@ static int is_entry(const char *p)
 	       (p[2] == '\t' || p[2] == ' ');
 }
 
-int maint_recipients(const char *text, const char *const *files, size_t n,
-		     struct buf *maintainers, struct buf *lists)
+/*
+ * The next section at *pp: its title and its entry lines; 0 at the end.
+ * Text between sections (the file's preamble) is passed over.
+ */
+static int next_section(const char **pp, struct section *sec,
+			const char **title)
 {
-	const char *p = text;
+	const char *p = *pp;
 
 	while (*p) {
-		struct section sec = { NULL, NULL, 0 };
-		const char *title = p;
-		size_t i;
-
+		*title = p;
 		/* a section: its title, then consecutive entry lines */
 		while (*p && !is_entry(p)) {
 			const char *nl = strchr(p, '\n');
 
 			if (*p != '\n')
-				title = p;
+				*title = p;
 			p = nl ? nl + 1 : p + strlen(p);
 		}
-		sec.rest = !strncmp(title, "THE REST\n", 9);
-		sec.start = p;
+		sec->rest = !strncmp(*title, "THE REST\n", 9);
+		sec->start = p;
 		while (*p && is_entry(p) && strchr(p, '\n'))
 			p = strchr(p, '\n') + 1;
-		sec.end = p;
-		if (sec.start == sec.end) {
-			if (*p)
-				p += strcspn(p, "\n") +
-				     (p[strcspn(p, "\n")] != 0);
-			continue;
+		sec->end = p;
+		if (sec->start != sec->end) {
+			*pp = p;
+			return 1;
 		}
+		if (*p)
+			p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0);
+	}
+	*pp = p;
+	return 0;
+}
+
+int maint_recipients(const char *text, const char *const *files, size_t n,
+		     struct buf *maintainers, struct buf *lists)
+{
+	const char *p = text, *title;
+	struct section sec;
+
+	while (next_section(&p, &sec, &title)) {
+		size_t i;
+
 		for (i = 0; i < n; i++)
 			if (section_matches(&sec, files[i])) {
 				collect(&sec, maintainers, lists, !sec.rest);
@@ -194,4 +209,236 @@ int maint_recipients(const char *text, const char *const *files, size_t n,
 	}
 	add_once(lists, MAINT_REGRESSIONS, strlen(MAINT_REGRESSIONS));
 	return 0;
+}
+
+/* --- an index of the patterns, for many files ---------------------------- */
+
+struct mpat {
+	size_t section;
+	char type;  /* F, X or N */
+	size_t len; /* the pattern's length: how specific it is */
+	char *pat;
+	size_t dirlen; /* its literal directory: pat[0..dirlen) */
+	regex_t re;    /* N: */
+};
+
+struct maint_index {
+	char **names;
+	size_t nsections;
+	struct mpat *pats;
+	size_t npats;
+	struct mpat **globs; /* F: and X:, by literal directory */
+	size_t nglobs;
+	struct mpat **regexes; /* N: */
+	size_t nregexes;
+	long *best;    /* per section: longest match for the file, or -1 */
+	size_t *touch; /* the sections that best[] holds a value for */
+};
+
+static int dircmp(const struct mpat *a, const char *dir, size_t len)
+{
+	int c = strncmp(a->pat, dir, a->dirlen < len ? a->dirlen : len);
+
+	if (c)
+		return c;
+	return a->dirlen < len ? -1 : a->dirlen > len;
+}
+
+static int glob_order(const void *x, const void *y)
+{
+	const struct mpat *a = *(struct mpat *const *)x,
+			  *b = *(struct mpat *const *)y;
+	int c = dircmp(a, b->pat, b->dirlen);
+
+	if (c)
+		return c;
+	return a < b ? -1 : a > b; /* stable: the file's order */
+}
+
+static int add_pattern(struct maint_index *ix, size_t section, char type,
+		       const char *v, size_t l)
+{
+	struct mpat *m = &ix->pats[ix->npats];
+	const char *wild;
+
+	while (l && (v[l - 1] == ' ' || v[l - 1] == '\t'))
+		l--;
+	if (!l)
+		return 0;
+	m->pat = strndup(v, l);
+	if (!m->pat)
+		return err_set(ERR_NOMEM, "out of memory");
+	m->section = section;
+	m->type = type;
+	m->len = l;
+	if (type == 'N' &&
+	    regcomp(&m->re, m->pat, REG_EXTENDED | REG_NOSUB) != 0) {
+		free(m->pat); /* as get_maintainer.pl: a bad N: never matches */
+		return 0;
+	}
+	/* the part before any wildcard, up to its last slash */
+	wild = m->pat + strcspn(m->pat, "*?");
+	m->dirlen = 0;
+	for (const char *q = m->pat; q < wild; q++)
+		if (*q == '/')
+			m->dirlen = (size_t)(q - m->pat) + 1;
+	ix->npats++;
+	return 0;
+}
+
+int maint_index_new(struct maint_index **out, const char *text)
+{
+	struct maint_index *ix = calloc(1, sizeof(*ix));
+	const char *p = text, *title;
+	struct section sec;
+	size_t nlines = 1, i;
+	int rc = 0;
+
+	*out = NULL;
+	if (!ix)
+		return err_set(ERR_NOMEM, "out of memory");
+	for (p = text; *p; p++)
+		nlines += *p == '\n';
+	ix->pats = calloc(nlines, sizeof(*ix->pats));
+	ix->names = calloc(nlines, sizeof(*ix->names));
+	if (!ix->pats || !ix->names)
+		rc = err_set(ERR_NOMEM, "out of memory");
+	p = text;
+	while (!rc && next_section(&p, &sec, &title)) {
+		const char *q;
+
+		ix->names[ix->nsections] = strndup(title, strcspn(title, "\n"));
+		if (!ix->names[ix->nsections]) {
+			rc = err_set(ERR_NOMEM, "out of memory");
+			break;
+		}
+		for (q = sec.start; !rc && q < sec.end;
+		     q = strchr(q, '\n') + 1) {
+			const char *v = q + 2 + strspn(q + 2, " \t");
+
+			if (q[0] == 'F' || q[0] == 'X' || q[0] == 'N')
+				rc = add_pattern(ix, ix->nsections, q[0], v,
+						 (size_t)(strchr(q, '\n') - v));
+		}
+		ix->nsections++;
+	}
+	if (!rc) {
+		ix->globs = calloc(ix->npats + 1, sizeof(*ix->globs));
+		ix->regexes = calloc(ix->npats + 1, sizeof(*ix->regexes));
+		ix->best = malloc((ix->nsections + 1) * sizeof(*ix->best));
+		ix->touch = malloc((ix->nsections + 1) * sizeof(*ix->touch));
+		if (!ix->globs || !ix->regexes || !ix->best || !ix->touch)
+			rc = err_set(ERR_NOMEM, "out of memory");
+	}
+	for (i = 0; !rc && i < ix->npats; i++) {
+		if (ix->pats[i].type == 'N')
+			ix->regexes[ix->nregexes++] = &ix->pats[i];
+		else
+			ix->globs[ix->nglobs++] = &ix->pats[i];
+	}
+	for (i = 0; !rc && i < ix->nsections; i++)
+		ix->best[i] = -1;
+	if (rc) {
+		maint_index_free(ix);
+		return rc;
+	}
+	qsort(ix->globs, ix->nglobs, sizeof(*ix->globs), glob_order);
+	*out = ix;
+	return 0;
+}
+
+void maint_index_free(struct maint_index *ix)
+{
+	size_t i;
+
+	if (!ix)
+		return;
+	for (i = 0; i < ix->npats; i++) {
+		if (ix->pats[i].type == 'N')
+			regfree(&ix->pats[i].re);
+		free(ix->pats[i].pat);
+	}
+	for (i = 0; i < ix->nsections; i++)
+		free(ix->names[i]);
+	free(ix->names);
+	free(ix->pats);
+	free(ix->globs);
+	free(ix->regexes);
+	free(ix->best);
+	free(ix->touch);
+	free(ix);
+}
+
+size_t maint_index_sections(const struct maint_index *ix)
+{
+	return ix->nsections;
+}
+
+const char *maint_section_name(const struct maint_index *ix, size_t i)
+{
+	return i < ix->nsections ? ix->names[i] : NULL;
+}
+
+/* Record a match of m; X: (as -2) outweighs any F: or N: of its section. */
+static void note(struct maint_index *ix, const struct mpat *m, size_t *ntouch)
+{
+	long *b = &ix->best[m->section];
+
+	if (*b == -1)
+		ix->touch[(*ntouch)++] = m->section;
+	if (m->type == 'X')
+		*b = -2;
+	else if (*b != -2 && (long)m->len > *b)
+		*b = (long)m->len;
+}
+
+static int size_order(const void *x, const void *y)
+{
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+size_t maint_file_sections(struct maint_index *ix, const char *file,
+			   size_t *out, size_t max)
+{
+	size_t ntouch = 0, n = 0, i, len = 0;
+	long top = -1;
+
+	/* the patterns whose literal directory is "" or one of file's */
+	for (;;) {
+		size_t lo = 0, hi = ix->nglobs;
+
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (dircmp(ix->globs[mid], file, len) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < ix->nglobs && !dircmp(ix->globs[lo], file, len);
+		     lo++)
+			if (maint_pattern_match(ix->globs[lo]->pat, file))
+				note(ix, ix->globs[lo], &ntouch);
+		if (!file[len])
+			break;
+		len += strcspn(file + len, "/");
+		if (!file[len])
+			break;
+		len++;
+	}
+	for (i = 0; i < ix->nregexes; i++)
+		if (regexec(&ix->regexes[i]->re, file, 0, NULL, 0) == 0)
+			note(ix, ix->regexes[i], &ntouch);
+	for (i = 0; i < ntouch; i++)
+		if (ix->best[ix->touch[i]] > top)
+			top = ix->best[ix->touch[i]];
+	for (i = 0; i < ntouch; i++) {
+		if (top >= 0 && ix->best[ix->touch[i]] == top && n < max)
+			out[n++] = ix->touch[i];
+		ix->best[ix->touch[i]] = -1;
+	}
+	qsort(out, n, sizeof(*out), size_order);
+	return n;
 }

@@ -137,6 +137,61 @@ static void test_maintainers__patterns(void **state)
 					"include/linux/reboot.h"));
 }
 
+/* The sections file belongs to most specifically, by title, one per line. */
+static void sections_of(struct maint_index *ix, const char *file, char *out,
+			size_t size)
+{
+	size_t secs[8], n = maint_file_sections(ix, file, secs, 8), i;
+
+	out[0] = '\0';
+	for (i = 0; i < n; i++) {
+		strncat(out, maint_section_name(ix, secs[i]),
+			size - strlen(out) - 2);
+		strcat(out, "\n");
+	}
+}
+
+static void test_maintainers__most_specific(void **state)
+{
+	static const char two[] = "EXT4\nF:\tfs/ext4/\n\n"
+				  "EXT4 TOO\nX:\tfs/ext4/acl.c\n"
+				  "F:\tfs/ext4/\n\n"
+				  "THE REST\nF:\t*\nF:\t*/\n";
+	struct maint_index *ix;
+	char got[256];
+
+	(void)state;
+	assert_int_equal(maint_index_new(&ix, text), 0);
+	assert_int_equal(maint_index_sections(ix), 6);
+	/* its own F: line beats kernel/STAR and THE REST */
+	sections_of(ix, "kernel/reboot.c", got, sizeof(got));
+	assert_string_equal(got, "REBOOT\n");
+	sections_of(ix, "kernel/exit.c", got, sizeof(got));
+	assert_string_equal(got, "KERNEL TOP\n");
+	/* X: takes NET DRIVERS out; the directory beats the regex */
+	sections_of(ix, "drivers/net/wireless/foo1.c", got, sizeof(got));
+	assert_string_equal(got, "WIRELESS\n");
+	sections_of(ix, "drivers/net/foo2.c", got, sizeof(got));
+	assert_string_equal(got, "NET DRIVERS\n");
+	sections_of(ix, "drivers/misc/foo3.c", got, sizeof(got));
+	assert_string_equal(got, "ALL THE DRIVERS CALLED FOO\n");
+	/* nothing else: the catch-all */
+	sections_of(ix, "Documentation/index.rst", got, sizeof(got));
+	assert_string_equal(got, "THE REST\n");
+	/* asked again: nothing left over from the last file */
+	sections_of(ix, "kernel/exit.c", got, sizeof(got));
+	assert_string_equal(got, "KERNEL TOP\n");
+	maint_index_free(ix);
+
+	/* equally specific: both, in the file's order; X: still counts */
+	assert_int_equal(maint_index_new(&ix, two), 0);
+	sections_of(ix, "fs/ext4/inode.c", got, sizeof(got));
+	assert_string_equal(got, "EXT4\nEXT4 TOO\n");
+	sections_of(ix, "fs/ext4/acl.c", got, sizeof(got));
+	assert_string_equal(got, "EXT4\n");
+	maint_index_free(ix);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -144,6 +199,7 @@ int main(void)
 		cmocka_unit_test(test_maintainers__depth_and_dirs),
 		cmocka_unit_test(test_maintainers__regex_and_several),
 		cmocka_unit_test(test_maintainers__patterns),
+		cmocka_unit_test(test_maintainers__most_specific),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
