@@ -205,6 +205,7 @@ bench: deps
 	$(B)/tests/sim/bisect-sim
 	tests/bench.sh
 	tests/bench-coord.sh
+	tests/bench-stats.sh
 	tests/bench-package.sh
 	tests/bench-titles.sh $(TITLE_CORPUS)
 
