@@ -33,6 +33,7 @@
 #include "policy.h"
 #include "recipe.h"
 #include "report.h"
+#include "stats.h"
 #include "util.h"
 #include "artifacts.h"
 
@@ -657,6 +658,7 @@ static enum MHD_Result web_file(struct api *a, struct MHD_Connection *mc,
 	} files[] = {
 		{ "jobs.html", "text/html; charset=utf-8" },
 		{ "job.html", "text/html; charset=utf-8" },
+		{ "stats.html", "text/html; charset=utf-8" },
 		{ "common.js", "text/javascript; charset=utf-8" },
 		{ "style.css", "text/css; charset=utf-8" },
 	};
@@ -827,6 +829,8 @@ static enum MHD_Result web(struct api *a, struct MHD_Connection *mc,
 	    sscanf(url + 6, "%lld/%15s", &id, tail) == 2 && id > 0 &&
 	    !strcmp(tail, "download"))
 		return download_page(a, mc, id);
+	if (!strcmp(url, "/stats"))
+		return web_file(a, mc, "stats.html");
 	if (!strncmp(url, "/static/", 8))
 		return web_file(a, mc, url + 8);
 	return error_reply(mc, MHD_HTTP_NOT_FOUND, "no such page");
@@ -905,6 +909,49 @@ static enum MHD_Result r_artifact(struct api *a, struct MHD_Connection *mc,
 	return get_artifact(a, mc, m->id[0], m->id[1], m->word[0]);
 }
 
+/* Regressions per subsystem from the verified bisections: JSON or a chart. */
+static enum MHD_Result get_stats(struct api *a, struct MHD_Connection *mc,
+				 int svg)
+{
+	struct regstats st;
+	struct buf b;
+	char *doc = NULL;
+	int rc = stats_table(a->c->store, a->c->sched, &a->c->lock, &st);
+
+	if (rc)
+		return error_reply(mc, status_for(rc), err_last());
+	if (!svg) {
+		doc = regstats_json(&st);
+		regstats_release(&st);
+		if (!doc)
+			return error_reply(mc, MHD_HTTP_INTERNAL_SERVER_ERROR,
+					   "out of memory");
+		return json_reply(mc, MHD_HTTP_OK, doc);
+	}
+	buf_init(&b, 16u << 20);
+	rc = regstats_svg(&st, 30, &b);
+	regstats_release(&st);
+	if (rc) {
+		buf_release(&b);
+		return error_reply(mc, status_for(rc), err_last());
+	}
+	return reply(mc, MHD_HTTP_OK, buf_detach(&b), "image/svg+xml");
+}
+
+static enum MHD_Result r_stats(struct api *a, struct MHD_Connection *mc,
+			       struct conn *cn, const struct match *m)
+{
+	(void)cn, (void)m;
+	return get_stats(a, mc, 0);
+}
+
+static enum MHD_Result r_stats_svg(struct api *a, struct MHD_Connection *mc,
+				   struct conn *cn, const struct match *m)
+{
+	(void)cn, (void)m;
+	return get_stats(a, mc, 1);
+}
+
 static enum MHD_Result r_register(struct api *a, struct MHD_Connection *mc,
 				  struct conn *cn, const struct match *m)
 {
@@ -953,6 +1000,8 @@ static const struct route {
 	{ "GET", "jobs/#job/report.txt", NULL, NULL, r_report_txt },
 	{ "GET", "jobs/#job/report.json", NULL, NULL, r_report_json },
 	{ "GET", "jobs/#job/steps/#step/artifacts/*", NULL, NULL, r_artifact },
+	{ "GET", "stats", NULL, NULL, r_stats },
+	{ "GET", "stats.svg", NULL, NULL, r_stats_svg },
 	{ "POST", "workers", "worker", "worker calls need a worker token",
 	  r_register },
 	{ "POST", "workers/#worker/poll", "worker",

@@ -17,6 +17,7 @@
 
 #include "digest.h"
 #include "error.h"
+#include "regstats.h"
 #include "store.h"
 
 struct store {
@@ -54,6 +55,17 @@ static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS artifacts ("
 	" step INTEGER NOT NULL, name TEXT NOT NULL, size INTEGER NOT NULL,"
 	" sha256 TEXT NOT NULL, PRIMARY KEY(step, name));"
+	/* regressions per subsystem from verified bisections: each job once;
+	 * each culprit and each commit once per subsystem */
+	"CREATE TABLE IF NOT EXISTS stats_jobs ("
+	" job INTEGER PRIMARY KEY, repo TEXT NOT NULL, culprit TEXT);"
+	"CREATE TABLE IF NOT EXISTS stats_regressions ("
+	" repo TEXT NOT NULL, culprit TEXT NOT NULL, subsystem TEXT NOT NULL,"
+	" days REAL NOT NULL, PRIMARY KEY(repo, culprit, subsystem))"
+	" WITHOUT ROWID;"
+	"CREATE TABLE IF NOT EXISTS stats_commits ("
+	" repo TEXT NOT NULL, hex TEXT NOT NULL, subsystem TEXT NOT NULL,"
+	" PRIMARY KEY(repo, hex, subsystem)) WITHOUT ROWID;"
 	"PRAGMA user_version = 3;";
 
 /* an older state database gets the columns that came later */
@@ -873,5 +885,186 @@ int store_artifacts(struct store *s, long long step,
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return db_err(s, "read artifacts");
+	return 0;
+}
+
+/* --- regressions per subsystem -------------------------------------------- */
+
+int store_stats_pending(struct store *s, long long **ids, size_t *n)
+{
+	return collect_ids(
+		s,
+		prep(s,
+		     "SELECT id FROM jobs WHERE type = 'bisect' AND state = ? "
+		     "AND result = 'found' AND culprit IS NOT NULL AND "
+		     "json_valid(outcome) AND "
+		     "json_extract(outcome, '$.verified') = 1 AND "
+		     "id NOT IN (SELECT job FROM stats_jobs) ORDER BY id",
+		     "i", JOB_DONE),
+		ids, n);
+}
+
+int store_stats_add(struct store *s, long long job, const char *repo,
+		    const char *culprit, double days, const char *const *subs,
+		    size_t nsubs, const struct store_stats_row *rows,
+		    size_t nrows)
+{
+	sqlite3_stmt *st;
+	size_t i;
+	int rc = store_begin(s);
+
+	if (rc)
+		return rc;
+	st = prep(s,
+		  "INSERT OR IGNORE INTO stats_jobs (job, repo, culprit) "
+		  "VALUES (?, ?, ?)",
+		  "lss", job, repo, culprit);
+	rc = run(s, st);
+	if (!rc && sqlite3_changes(s->db) == 0) {
+		/* counted already, by another request */
+		store_rollback(s);
+		return 0;
+	}
+	for (i = 0; !rc && culprit && i < nsubs; i++)
+		rc = run(s, prep(s,
+				 "INSERT OR IGNORE INTO stats_regressions "
+				 "(repo, culprit, subsystem, days) "
+				 "VALUES (?, ?, ?, ?)",
+				 "sssd", repo, culprit, subs[i], days));
+	st = rc ? NULL
+		: prep(s,
+		       "INSERT OR IGNORE INTO stats_commits (repo, hex, "
+		       "subsystem) VALUES (?, ?, ?)",
+		       "");
+	for (i = 0; st && i < nrows; i++) {
+		sqlite3_bind_text(st, 1, repo, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, rows[i].hex, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, rows[i].subsystem, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			rc = db_err(s, "write");
+			break;
+		}
+		sqlite3_reset(st);
+	}
+	if (!rc && !st)
+		rc = ERR_INFRA;
+	sqlite3_finalize(st);
+	if (rc) {
+		store_rollback(s);
+		return rc;
+	}
+	return store_commit(s);
+}
+
+/* A number from a query of one row and one column. */
+static long long count_of(struct store *s, const char *sql)
+{
+	sqlite3_stmt *st = prep(s, sql, "");
+	long long v = -1;
+
+	if (st && sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* The subsystem named name in out, added when it is not there yet. */
+static struct regstats_subsystem *sub_named(struct regstats *out,
+					    const char *name, size_t *cap)
+{
+	struct regstats_subsystem *sub;
+
+	if (out->nsubs && !strcmp(out->subs[out->nsubs - 1].name, name))
+		return &out->subs[out->nsubs - 1];
+	if (out->nsubs == *cap) {
+		size_t c = *cap ? 2 * *cap : 64;
+
+		sub = realloc(out->subs, c * sizeof(*sub));
+		if (!sub)
+			return NULL;
+		out->subs = sub;
+		*cap = c;
+	}
+	sub = &out->subs[out->nsubs];
+	memset(sub, 0, sizeof(*sub));
+	sub->median_days = -1;
+	if (!(sub->name = strdup(name)))
+		return NULL;
+	out->nsubs++;
+	return sub;
+}
+
+int store_stats_load(struct store *s, struct regstats *out)
+{
+	/* one row per subsystem: its regressions' days in order, then its
+	 * commits, subsystems in order */
+	sqlite3_stmt *st = prep(
+		s,
+		"SELECT subsystem, 0, days FROM stats_regressions UNION ALL "
+		"SELECT subsystem, 1, COUNT(*) FROM stats_commits "
+		"GROUP BY subsystem ORDER BY 1, 2, 3",
+		"");
+	double *days = NULL;
+	size_t ndays = 0, capdays = 0, cap = 0;
+	long long jobs, regressions, commits;
+	int rc = 0, r;
+
+	memset(out, 0, sizeof(*out));
+	out->from_bisections = 1;
+	jobs = count_of(s, "SELECT COUNT(*) FROM stats_jobs");
+	regressions = count_of(s, "SELECT COUNT(*) FROM (SELECT DISTINCT "
+				  "repo, culprit FROM stats_jobs WHERE culprit "
+				  "IS NOT NULL)");
+	commits = count_of(s, "SELECT COUNT(*) FROM (SELECT DISTINCT repo, "
+			      "hex FROM stats_commits)");
+	if (!st || jobs < 0 || regressions < 0 || commits < 0) {
+		sqlite3_finalize(st);
+		return db_err(s, "read the stats");
+	}
+	out->bisections = (unsigned)jobs;
+	out->regressions = (unsigned)regressions;
+	out->commits = (unsigned)commits;
+	out->range = strdup("bisectd's verified bisections");
+	while (!rc && (r = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		struct regstats_subsystem *sub = sub_named(out, name, &cap);
+
+		if (!sub) {
+			rc = err_set(ERR_NOMEM, "out of memory");
+		} else if (sqlite3_column_int(st, 1) == 0) {
+			if (ndays && sub->regressions == 0)
+				ndays = 0; /* a new subsystem */
+			if (ndays == capdays) {
+				double *d;
+
+				capdays = capdays ? 2 * capdays : 64;
+				d = realloc(days, capdays * sizeof(*d));
+				if (!d) {
+					rc = err_set(ERR_NOMEM,
+						     "out of memory");
+					break;
+				}
+				days = d;
+			}
+			days[ndays++] = sqlite3_column_double(st, 2);
+			sub->regressions++;
+			sub->median_days = ndays % 2 ? days[ndays / 2]
+						     : (days[ndays / 2 - 1] +
+							days[ndays / 2]) /
+							       2;
+		} else {
+			sub->commits = (unsigned)sqlite3_column_int64(st, 2);
+			ndays = 0;
+		}
+	}
+	if (!rc && r != SQLITE_DONE)
+		rc = db_err(s, "read the stats");
+	sqlite3_finalize(st);
+	free(days);
+	if (rc || !out->range) {
+		regstats_release(out);
+		return rc ? rc : err_set(ERR_NOMEM, "out of memory");
+	}
+	regstats_sort(out);
 	return 0;
 }

@@ -186,4 +186,23 @@ int store_artifacts(struct store *s, long long step,
 			      const char *sha256, void *payload),
 		    void *payload);
 
+/*
+ * Regressions per subsystem, from the culprits of verified bisections
+ * (lib/regstats.h): the jobs not yet counted, oldest first; one job's
+ * count (its culprit's subsystems, days from the culprit's author date
+ * to the bisection's end, and the subsystems of its range's commits),
+ * once (0 when another request counted it first; culprit NULL for a
+ * job whose tree has no MAINTAINERS); and the table.
+ */
+struct regstats;
+struct store_stats_row {
+	const char *subsystem, *hex;
+};
+int store_stats_pending(struct store *s, long long **ids, size_t *n);
+int store_stats_add(struct store *s, long long job, const char *repo,
+		    const char *culprit, double days, const char *const *subs,
+		    size_t nsubs, const struct store_stats_row *rows,
+		    size_t nrows);
+int store_stats_load(struct store *s, struct regstats *out);
+
 #endif

@@ -251,8 +251,91 @@ static int collect_subs(struct acc *a)
 		}
 		out->nsubs++;
 	}
-	qsort(out->subs, out->nsubs, sizeof(*out->subs), sub_order);
+	regstats_sort(out);
 	return 0;
+}
+
+void regstats_sort(struct regstats *s)
+{
+	qsort(s->subs, s->nsubs, sizeof(*s->subs), sub_order);
+}
+
+/* The sections of commit's files, each once, to fn. */
+struct bisection_walk {
+	struct maint_index *ix;
+	unsigned char *seen; /* per section, for the current commit */
+	const struct gu_oid *commit;
+	int kind;
+	int (*fn)(int kind, const char *section, const struct gu_oid *commit,
+		  void *payload);
+	void *payload;
+};
+
+static int bisection_file(const char *path, void *payload)
+{
+	struct bisection_walk *w = payload;
+	size_t secs[64], n = maint_file_sections(w->ix, path, secs, 64), i;
+	int rc = 0;
+
+	for (i = 0; i < n && !rc; i++) {
+		if (w->seen[secs[i]])
+			continue;
+		w->seen[secs[i]] = 1;
+		rc = w->fn(w->kind, maint_section_name(w->ix, secs[i]),
+			   w->commit, w->payload);
+	}
+	return rc;
+}
+
+static int bisection_commit(struct gu_repo *r, struct bisection_walk *w,
+			    const struct gu_oid *commit, int kind)
+{
+	w->commit = commit;
+	w->kind = kind;
+	memset(w->seen, 0, maint_index_sections(w->ix) + 1);
+	return gu_commit_paths(r, commit, bisection_file, w);
+}
+
+int regstats_bisection(struct gu_repo *r, const struct gu_oid *bad,
+		       const struct gu_oid *goods, size_t ngoods,
+		       const struct gu_oid *culprit,
+		       int (*fn)(int kind, const char *section,
+				 const struct gu_oid *commit, void *payload),
+		       void *payload)
+{
+	struct bisection_walk w = { .fn = fn, .payload = payload };
+	struct gu_graph g = { 0 };
+	struct buf text;
+	size_t i;
+	int rc;
+
+	buf_init(&text, 64u << 20);
+	rc = gu_read_blob(r, bad, "MAINTAINERS", &text);
+	if (!rc)
+		rc = maint_index_new(&w.ix, buf_str(&text));
+	buf_release(&text);
+	if (rc)
+		return rc;
+	w.seen = malloc(maint_index_sections(w.ix) + 1);
+	if (!w.seen)
+		rc = err_set(ERR_NOMEM, "out of memory");
+	if (!rc)
+		rc = bisection_commit(r, &w, culprit, 'r');
+	if (!rc)
+		rc = gu_graph_load(&g, r, bad, goods, ngoods);
+	for (i = 0; !rc && i < g.n; i++) {
+		struct gu_oid parents[2];
+		int np = gu_parents(r, &g.oids[i], parents, 2);
+
+		if (np < 0)
+			rc = np;
+		else if (np < 2)
+			rc = bisection_commit(r, &w, &g.oids[i], 'c');
+	}
+	gu_graph_release(&g);
+	free(w.seen);
+	maint_index_free(w.ix);
+	return rc;
 }
 
 /* MAINTAINERS at the end of range, indexed. */
@@ -388,6 +471,31 @@ int regstats_table(const struct regstats *s, struct buf *out)
 	return rc;
 }
 
+/* The totals: Fixes: over a range, or bisectd's bisections. */
+static void json_totals(json_t *o, const struct regstats *s)
+{
+	if (s->from_bisections) {
+		json_object_set_new(o, "bisections",
+				    json_integer(s->bisections));
+	} else {
+		json_object_set_new(o, "range", json_string(s->range));
+		json_object_set_new(o, "maintainers_at",
+				    json_string(s->maintainers_at));
+		json_object_set_new(o, "fix_commits",
+				    json_integer(s->fix_commits));
+		json_object_set_new(o, "fixes_unknown",
+				    json_integer(s->fixes_unknown));
+	}
+	json_object_set_new(o, "commits", json_integer(s->commits));
+	json_object_set_new(o, "regressions", json_integer(s->regressions));
+	json_object_set_new(o, "unassigned", json_integer(s->unassigned));
+}
+
+static json_t *json_number_or_null(int have, double v)
+{
+	return have ? json_real(v) : json_null();
+}
+
 char *regstats_json(const struct regstats *s)
 {
 	json_t *o = json_object(), *arr = json_array();
@@ -399,37 +507,36 @@ char *regstats_json(const struct regstats *s)
 		json_decref(arr);
 		return NULL;
 	}
-	json_object_set_new(o, "range", json_string(s->range));
-	json_object_set_new(o, "maintainers_at",
-			    json_string(s->maintainers_at));
-	json_object_set_new(o, "commits", json_integer(s->commits));
-	json_object_set_new(o, "fix_commits", json_integer(s->fix_commits));
-	json_object_set_new(o, "fixes_unknown", json_integer(s->fixes_unknown));
-	json_object_set_new(o, "regressions", json_integer(s->regressions));
-	json_object_set_new(o, "unassigned", json_integer(s->unassigned));
+	json_totals(o, s);
 	for (i = 0; i < s->nsubs; i++) {
 		const struct regstats_subsystem *sub = &s->subs[i];
-		json_t *j = json_pack("{s:s, s:I, s:I, s:I, s:I}", "name",
-				      sub->name, "regressions",
-				      (json_int_t)sub->regressions, "commits",
-				      (json_int_t)sub->commits, "fixes",
-				      (json_int_t)sub->fixes, "stable_fixes",
-				      (json_int_t)sub->stable_fixes);
+		json_t *j =
+			json_pack("{s:s, s:I, s:I}", "name", sub->name,
+				  "regressions", (json_int_t)sub->regressions,
+				  "commits", (json_int_t)sub->commits);
 
 		if (!j)
 			continue;
-		json_object_set_new(j, "regressions_per_100_commits",
-				    sub->commits ? json_real(per100(sub))
-						 : json_null());
-		json_object_set_new(j, "median_days_to_fix",
-				    sub->regressions
-					    ? json_real(sub->median_days)
-					    : json_null());
 		json_object_set_new(
-			j, "stable_share",
-			sub->fixes ? json_real((double)sub->stable_fixes /
-					       sub->fixes)
-				   : json_null());
+			j, "regressions_per_100_commits",
+			json_number_or_null(sub->commits != 0, per100(sub)));
+		json_object_set_new(j,
+				    s->from_bisections
+					    ? "median_days_to_bisection"
+					    : "median_days_to_fix",
+				    json_number_or_null(sub->regressions != 0,
+							sub->median_days));
+		if (!s->from_bisections) {
+			json_object_set_new(j, "fixes",
+					    json_integer(sub->fixes));
+			json_object_set_new(j, "stable_fixes",
+					    json_integer(sub->stable_fixes));
+			json_object_set_new(
+				j, "stable_share",
+				json_number_or_null(sub->fixes != 0,
+						    (double)sub->stable_fixes /
+							    sub->fixes));
+		}
 		json_array_append_new(arr, j);
 	}
 	json_object_set_new(o, "subsystems", arr);
@@ -463,9 +570,12 @@ int regstats_svg(const struct regstats *s, size_t top, struct buf *out)
 	if (!rc)
 		rc = buf_printf(out,
 				"</text>\n<text x=\"8\" y=\"36\" fill=\"#555\">"
-				"%u regressions, %u commits; fixed commits "
-				"counted by their Fixes: trailers</text>\n",
-				s->regressions, s->commits);
+				"%u regressions, %u commits; %s</text>\n",
+				s->regressions, s->commits,
+				s->from_bisections
+					? "culprits of verified bisections"
+					: "fixed commits counted by their "
+					  "Fixes: trailers");
 	for (i = 0; !rc && i < n; i++) {
 		const struct regstats_subsystem *sub = &s->subs[i];
 		unsigned y = head + (unsigned)i * row;

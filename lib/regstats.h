@@ -19,7 +19,8 @@ struct regstats_subsystem {
 	unsigned fixes;	       /* fixes of those culprits */
 	unsigned stable_fixes; /* of them, marked for stable */
 	double median_days;    /* culprit's author date to the first fix's
-				    commit date; -1 without regressions */
+				  commit date (to the bisection's end, for
+				  bisectd); -1 without regressions */
 };
 
 struct regstats {
@@ -32,6 +33,9 @@ struct regstats {
 	unsigned unassigned;	/* culprits in no section */
 	struct regstats_subsystem *subs; /* with commits or regressions, */
 	size_t nsubs;			 /* most regressions first */
+	/* bisectd's: culprits of its verified bisections, not Fixes: */
+	int from_bisections;
+	unsigned bisections;
 };
 
 /*
@@ -42,6 +46,21 @@ struct regstats {
 int regstats_compute(struct regstats *out, struct gu_repo *r,
 		     const char *range);
 void regstats_release(struct regstats *s);
+
+/*
+ * One bisection, as bisectd counts it (MAINTAINERS at bad): fn gets
+ * 'r' and each section of the culprit's files, then 'c' and each
+ * section of each non-merge commit of the range (bad, not the goods),
+ * with the commit.  ERR_NOTFOUND when there is no MAINTAINERS at bad.
+ */
+int regstats_bisection(struct gu_repo *r, const struct gu_oid *bad,
+		       const struct gu_oid *goods, size_t ngoods,
+		       const struct gu_oid *culprit,
+		       int (*fn)(int kind, const char *section,
+				 const struct gu_oid *commit, void *payload),
+		       void *payload);
+/* Sort subs as regstats_compute() does: most regressions first. */
+void regstats_sort(struct regstats *s);
 
 /* The table, one subsystem per line, as a terminal shows it. */
 int regstats_table(const struct regstats *s, struct buf *out);

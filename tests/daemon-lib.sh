@@ -113,3 +113,24 @@ bisect_job() {
 	jq -nc --arg r "$1" --arg g "$2" --arg b "$3" --arg c "$4" \
 		"{type: \"bisect\", repo: \$r, good: [\$g], bad: \$b, command: \$c} ${5:+ + $5}"
 }
+
+# browse PATH NAME: the page's DOM after its scripts ran, in
+# $SCRATCH/NAME.html, and a screenshot, $out/NAME.png (headless Chromium)
+out=${BISECTD_TEST_OUT:-$TOP/tests/out}
+browse() {
+	mkdir -p "$out"
+	home=$SCRATCH/chromium
+	mkdir -p "$home"
+	HOME=$home chromium --headless --no-sandbox --disable-gpu --no-first-run \
+		--disable-background-networking --disable-component-update \
+		--disable-sync --disable-quic \
+		--disable-dev-shm-usage --user-data-dir="$home/profile" \
+		--virtual-time-budget=10000 --window-size=1280,1400 \
+		--dump-dom "$URL$1" > "$SCRATCH/$2.html" 2> "$SCRATCH/$2.err"
+	HOME=$home chromium --headless --no-sandbox --disable-gpu --no-first-run \
+		--disable-background-networking --disable-component-update \
+		--disable-sync --disable-quic \
+		--disable-dev-shm-usage --user-data-dir="$home/profile" \
+		--virtual-time-budget=10000 --window-size=1280,1400 \
+		--screenshot="$out/$2.png" "$URL$1" > /dev/null 2>> "$SCRATCH/$2.err"
+}

@@ -6,8 +6,6 @@
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/daemon-lib.sh"
 
-out=${BISECTD_TEST_OUT:-$TOP/tests/out}
-mkdir -p "$out"
 repo=$SCRATCH/repo
 eval "$("$TOP/tests/fixtures/mkrepo.sh" "$repo" 3 300)"
 make_tokens
@@ -19,23 +17,6 @@ wait_job "$id" 120
 kill -STOP "$WPID"
 running=$(submit "$(bisect_job "$repo" "$GOOD" "$BAD" 'sleep 600 # running')")
 sleep 1
-
-browse() { # browse PATH NAME: the DOM after the scripts ran, and a screenshot
-	home=$SCRATCH/chromium
-	mkdir -p "$home"
-	HOME=$home chromium --headless --no-sandbox --disable-gpu --no-first-run \
-		--disable-background-networking --disable-component-update \
-		--disable-sync --disable-quic \
-		--disable-dev-shm-usage --user-data-dir="$home/profile" \
-		--virtual-time-budget=10000 --window-size=1280,1400 \
-		--dump-dom "$URL$1" > "$SCRATCH/$2.html" 2> "$SCRATCH/$2.err"
-	HOME=$home chromium --headless --no-sandbox --disable-gpu --no-first-run \
-		--disable-background-networking --disable-component-update \
-		--disable-sync --disable-quic \
-		--disable-dev-shm-usage --user-data-dir="$home/profile" \
-		--virtual-time-budget=10000 --window-size=1280,1400 \
-		--screenshot="$out/$2.png" "$URL$1" > /dev/null 2>> "$SCRATCH/$2.err"
-}
 
 browse / jobs
 check "the job list shows the finished job" \
