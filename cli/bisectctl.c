@@ -26,6 +26,7 @@
 #include "mbox.h"
 #include "recipe.h"
 #include "regstats.h"
+#include "releases.h"
 #include "http.h"
 #include "remote.h"
 #include "cmdreport.h"
@@ -1752,6 +1753,124 @@ static int cmd_stats(int argc, char **argv)
 	return rc ? fail(rc) : 0;
 }
 
+/* A release (an ABI such as 6.1.0-47) or a flavour, as APT names them. */
+static int valid_word(const char *s, const char *chars, size_t max)
+{
+	size_t n = strlen(s);
+
+	return n > 0 && n <= max && strspn(s, chars) == n;
+}
+
+/*
+ * Bisect Debian's released kernels of one flavour: fetched with APT,
+ * booted in QEMU.
+ */
+static int cmd_releases(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "flavour", required_argument, NULL, 'f' },
+		{ "good", required_argument, NULL, 'g' },
+		{ "bad", required_argument, NULL, 'b' },
+		{ "test", required_argument, NULL, 't' },
+		{ "runs", required_argument, NULL, 'n' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "recipe", required_argument, NULL, 'c' },
+		{ "confidence", required_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct releases_opts ro = { .runs = 1, .confidence = 0.95 };
+	const char *recipe_name = "debian-cloud-amd64", *out = NULL;
+	struct recipe recipe;
+	char *end, *dir = NULL, *cache = NULL, *test = NULL;
+	int opt, rc, found = 0;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'f':
+			ro.flavour = optarg;
+			break;
+		case 'g':
+			ro.good = optarg;
+			break;
+		case 'b':
+			ro.bad = optarg;
+			break;
+		case 't':
+			ro.test = optarg;
+			break;
+		case 'n':
+			ro.runs = (int)strtol(optarg, &end, 10);
+			if (*end || ro.runs < 1 || ro.runs > 100)
+				return usage_error("--runs: '%s' is not a "
+						   "number from 1 to 100",
+						   optarg);
+			break;
+		case 'j':
+			ro.json = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'c':
+			recipe_name = optarg;
+			break;
+		case 'p':
+			ro.confidence = strtod(optarg, &end);
+			if (*end || !(ro.confidence >= 0 && ro.confidence < 1))
+				return usage_error("--confidence: '%s' is not "
+						   "a probability below 1",
+						   optarg);
+			break;
+		default:
+			return usage_error("bad option for releases");
+		}
+	}
+	if (optind != argc)
+		return usage_error("releases takes no arguments");
+	if (!ro.flavour || !ro.good || !ro.bad)
+		return usage_error(
+			"releases needs --flavour, --good and --bad");
+	if (!valid_word(ro.flavour, "abcdefghijklmnopqrstuvwxyz0123456789-",
+			32))
+		return usage_error("--flavour: '%s' is not a flavour such as "
+				   "cloud-amd64",
+				   ro.flavour);
+	if (!valid_word(ro.good, "0123456789.-", 24) ||
+	    !valid_word(ro.bad, "0123456789.-", 24))
+		return usage_error("--good and --bad take releases such as "
+				   "6.1.0-47");
+	if (ro.test) {
+		test = realpath(ro.test, NULL);
+		if (!test)
+			return usage_error("--test: cannot read '%s'", ro.test);
+		ro.test = test;
+	}
+	rc = load_recipe(&recipe, recipe_name);
+	if (rc) {
+		free(test);
+		return fail(rc);
+	}
+	ro.recipe = &recipe;
+	dir = make_out_dir(out);
+	cache = util_cache_dir();
+	if (!dir || !cache)
+		rc = dir ? err_set(ERR_NOMEM, "out of memory") : ERR_INFRA;
+	ro.out_dir = dir;
+	ro.cache = cache;
+	if (!rc)
+		rc = releases_bisect(&ro, &found);
+	if (!rc)
+		fprintf(stderr, "output: %s\n", dir);
+	recipe_release(&recipe);
+	free(dir);
+	free(cache);
+	free(test);
+	if (rc)
+		return fail(rc);
+	return found ? EXIT_FOUND : EXIT_AMBIGUOUS;
+}
+
 /* --- the table ---------------------------------------------------------- */
 
 static int cmd_help(int argc, char **argv);
@@ -1839,6 +1958,20 @@ static const struct command {
 	  "      median days from the culprit's author date to its first\n"
 	  "      fix, and the share of fixes marked for stable.  --svg\n"
 	  "      draws the top N (default 30) as a bar chart." },
+	{ "releases", cmd_releases,
+	  "releases --flavour FLAVOUR --good ABI --bad ABI [--test SCRIPT]\n"
+	  "      [--runs N] [--confidence P] [--recipe NAME] [--json FILE]\n"
+	  "      [--out DIR]\n"
+	  "      Bisect Debian's released kernels (linux-image-ABI-FLAVOUR,\n"
+	  "      e.g. --flavour cloud-amd64 --good 6.1.0-47 --bad 6.1.0-57)\n"
+	  "      among those APT knows of: each probed package is fetched\n"
+	  "      with apt-get download, kept in the cache, and its kernel\n"
+	  "      booted in QEMU with the recipe's boot settings (default\n"
+	  "      debian-cloud-amd64) and --test in the guest.  Prints the\n"
+	  "      last good and first bad releases, their Debian and\n"
+	  "      upstream versions, the changelog entries between them\n"
+	  "      and the commit-level bisection to run next.  Exit 0\n"
+	  "      found, 1 ambiguous, 2 bad input, 3 infrastructure." },
 	{ "help", cmd_help, "help\n      Show this text." },
 };
 

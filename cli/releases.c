@@ -1,0 +1,745 @@
+/*
+ * Release bisection.
+ *
+ * Design.  The releases are the ABIs of linux-image-<abi>-<flavour> that
+ * APT knows of (apt-cache pkgnames), in version order; those after the
+ * good one up to the bad one are a linear history for the engine, the
+ * newest first, as commits are.  A probe fetches its package with
+ * apt-get download (APT checks it against its signed index; the SHA256
+ * is checked again here, and the file is kept in the cache by its name),
+ * takes the kernel out of it with libarchive, and boots it in QEMU with
+ * the recipe's boot settings and the same initramfs and classifier as a
+ * commit-level step.  The result names both releases with their Debian
+ * and upstream versions, the changelog entries in between, and the next
+ * step: a commit-level bisection between the upstream versions with the
+ * last good release's own config.
+ */
+#define _GNU_SOURCE
+#include <jansson.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "archives.h"
+#include "boot.h"
+#include "buf.h"
+#include "classify.h"
+#include "digest.h"
+#include "engine.h"
+#include "error.h"
+#include "initramfs.h"
+#include "releases.h"
+#include "util.h"
+
+struct release {
+	char abi[32];	   /* 6.1.0-52 */
+	char version[64];  /* the package's: 6.1.176-1 */
+	char upstream[32]; /* 6.1.176 */
+	char sha256[65];
+	char filename[256];		 /* in the archive's pool */
+	char *deb, *vmlinuz, *changelog; /* in the cache, once fetched */
+	unsigned fails, passes, skips, boots;
+	char *title; /* of the last failure */
+};
+
+struct rel_state {
+	const struct releases_opts *o;
+	char *dir; /* CACHE/releases */
+	char *initrd;
+	struct release *rels; /* every known release, oldest first */
+	size_t nrels;
+	json_t *probes;
+};
+
+/* Run argv with its output to log (in the output directory); 0 if exit 0. */
+static int run_tool(const char *const *argv, const char *cwd, const char *log)
+{
+	struct proc_opts po = { .cwd = cwd, .log_path = log, .timeout_s = 900 };
+	struct proc_result pr;
+
+	if (proc_run(&pr, argv, &po) || pr.exec_failed)
+		return err_set(ERR_INFRA, "cannot run %s: %s", argv[0],
+			       err_last());
+	if (!pr.exited || pr.status)
+		return err_set(ERR_INFRA, "%s %s failed (see %s)", argv[0],
+			       argv[1], log);
+	return 0;
+}
+
+static int abi_order(const void *x, const void *y)
+{
+	return strverscmp(((const struct release *)x)->abi,
+			  ((const struct release *)y)->abi);
+}
+
+/* The ABIs of linux-image-*-FLAVOUR that APT knows of, oldest first. */
+static int list_releases(struct rel_state *st)
+{
+	const char *argv[] = { "apt-cache", "pkgnames", "linux-image-", NULL };
+	char *log = util_fmt("%s/apt-pkgnames.log", st->o->out_dir), *pat;
+	struct buf b;
+	regex_t re;
+	const char *p;
+	int rc, compiled = 0;
+
+	pat = util_fmt("^linux-image-([0-9]+\\.[0-9]+\\.[0-9]+-[0-9]+)-%s$",
+		       st->o->flavour);
+	if (!log || !pat) {
+		free(log);
+		free(pat);
+		return err_set(ERR_NOMEM, "out of memory");
+	}
+	buf_init(&b, 16u << 20);
+	rc = run_tool(argv, NULL, log);
+	if (!rc)
+		rc = buf_read_file(&b, log);
+	if (!rc && regcomp(&re, pat, REG_EXTENDED | REG_NEWLINE))
+		rc = err_set(ERR_INPUT, "bad flavour '%s'", st->o->flavour);
+	compiled = !rc;
+	for (p = buf_str(&b); !rc && *p;) {
+		size_t len = strcspn(p, "\n");
+		char line[256];
+		regmatch_t m[2];
+
+		snprintf(line, sizeof(line), "%.*s", (int)len, p);
+		p += len + (p[len] != 0);
+		if (regexec(&re, line, 2, m, 0))
+			continue;
+		st->rels =
+			realloc(st->rels, (st->nrels + 1) * sizeof(*st->rels));
+		if (!st->rels) {
+			rc = err_set(ERR_NOMEM, "out of memory");
+			break;
+		}
+		memset(&st->rels[st->nrels], 0, sizeof(*st->rels));
+		snprintf(st->rels[st->nrels].abi, sizeof(st->rels->abi), "%.*s",
+			 (int)(m[1].rm_eo - m[1].rm_so), line + m[1].rm_so);
+		st->nrels++;
+	}
+	if (compiled)
+		regfree(&re);
+	buf_release(&b);
+	free(log);
+	free(pat);
+	if (!rc)
+		qsort(st->rels, st->nrels, sizeof(*st->rels), abi_order);
+	return rc;
+}
+
+static long find_release(const struct rel_state *st, const char *abi)
+{
+	size_t i;
+
+	for (i = 0; i < st->nrels; i++)
+		if (!strcmp(st->rels[i].abi, abi))
+			return (long)i;
+	return -1;
+}
+
+/* ERR_INPUT naming abi and listing what APT knows. */
+static int unknown_release(const struct rel_state *st, const char *abi)
+{
+	struct buf b;
+	size_t i;
+	int rc;
+
+	buf_init(&b, 1 << 16);
+	for (i = 0; i < st->nrels; i++)
+		buf_printf(&b, "%s%s", i ? ", " : "", st->rels[i].abi);
+	rc = err_set(ERR_INPUT,
+		     "release %s of linux-image-*-%s is not known to APT "
+		     "(known: %s)",
+		     abi, st->o->flavour, st->nrels ? buf_str(&b) : "none");
+	buf_release(&b);
+	return rc;
+}
+
+/* A field of apt-cache show's first record ("Version: x"). */
+static void field(const char *text, const char *name, char *out, size_t size)
+{
+	size_t len = strlen(name);
+	const char *p = text;
+
+	out[0] = '\0';
+	while (*p && *p != '\n') {
+		if (!strncmp(p, name, len) && p[len] == ':') {
+			const char *v = p + len + 1 + strspn(p + len + 1, " ");
+
+			snprintf(out, size, "%.*s", (int)strcspn(v, "\n"), v);
+			return;
+		}
+		p += strcspn(p, "\n");
+		p += *p == '\n';
+	}
+}
+
+/* The package's version, hash and file name, from APT's index. */
+static int describe(struct rel_state *st, struct release *r)
+{
+	char *pkg = util_fmt("linux-image-%s-%s", r->abi, st->o->flavour);
+	char *log = util_fmt("%s/apt-show-%s.log", st->o->out_dir, r->abi);
+	const char *argv[] = { "apt-cache", "show", "--no-all-versions", pkg,
+			       NULL };
+	struct buf b;
+	int rc;
+
+	if (!pkg || !log) {
+		free(pkg);
+		free(log);
+		return err_set(ERR_NOMEM, "out of memory");
+	}
+	buf_init(&b, 1 << 20);
+	rc = run_tool(argv, NULL, log);
+	if (!rc)
+		rc = buf_read_file(&b, log);
+	if (!rc) {
+		const char *fn;
+
+		field(buf_str(&b), "Version", r->version, sizeof(r->version));
+		field(buf_str(&b), "SHA256", r->sha256, sizeof(r->sha256));
+		field(buf_str(&b), "Filename", r->filename,
+		      sizeof(r->filename));
+		fn = strrchr(r->filename, '/');
+		if (!r->version[0] || strlen(r->sha256) != 64 || !fn ||
+		    strchr(fn, '\'') || fn[1] == '.')
+			rc = err_set(ERR_INFRA,
+				     "apt-cache show %s: no version, "
+				     "SHA256 or file name",
+				     pkg);
+	}
+	if (!rc) {
+		/* 6.1.176-1 (or 6.1.176-1+deb12u1) is upstream 6.1.176 */
+		snprintf(r->upstream, sizeof(r->upstream), "%.*s",
+			 (int)strcspn(r->version, "-+~"), r->version);
+	}
+	buf_release(&b);
+	free(pkg);
+	free(log);
+	return rc;
+}
+
+/* Take the kernel and the changelog out of the package, once. */
+static int unpack(struct rel_state *st, struct release *r)
+{
+	char *kname = util_fmt("./boot/vmlinuz-%s-%s", r->abi, st->o->flavour);
+	char *cname = util_fmt("./usr/share/doc/linux-image-%s-%s/changelog.gz",
+			       r->abi, st->o->flavour);
+	struct arc *a = NULL;
+	struct arc_entry e;
+	struct stat sb;
+	int rc;
+
+	r->vmlinuz = util_fmt("%s/vmlinuz-%s-%s_%s", st->dir, r->abi,
+			      st->o->flavour, r->version);
+	r->changelog = util_fmt("%s/changelog-%s-%s_%s.gz", st->dir, r->abi,
+				st->o->flavour, r->version);
+	if (!kname || !cname || !r->vmlinuz || !r->changelog) {
+		rc = err_set(ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	rc = 0;
+	if (!stat(r->vmlinuz, &sb) && !stat(r->changelog, &sb))
+		goto out;
+	rc = arc_open(&a, r->deb, ARC_DEB);
+	while (!rc && (rc = arc_next(a, &e)) == 1) {
+		rc = 0;
+		if (e.type != ARC_FILE)
+			continue;
+		if (!strcmp(e.name, kname))
+			rc = arc_read_to_file(a, r->vmlinuz);
+		else if (!strcmp(e.name, cname))
+			rc = arc_read_to_file(a, r->changelog);
+	}
+	arc_close(a);
+	if (!rc && stat(r->vmlinuz, &sb))
+		rc = err_set(ERR_INFRA, "%s has no %s", r->deb, kname + 2);
+out:
+	free(kname);
+	free(cname);
+	return rc;
+}
+
+/* The package in the cache, fetched with APT when it is not there. */
+static int fetch(struct rel_state *st, struct release *r)
+{
+	char hex[DIGEST_HEXSZ + 1], *spec, *log;
+	const char *argv[] = { "apt-get", "download", "-q", NULL, NULL };
+	struct stat sb;
+	int rc;
+
+	if (r->deb)
+		return 0;
+	rc = describe(st, r);
+	if (rc)
+		return rc;
+	r->deb = util_fmt("%s/%s", st->dir, strrchr(r->filename, '/') + 1);
+	spec = util_fmt("linux-image-%s-%s=%s", r->abi, st->o->flavour,
+			r->version);
+	log = util_fmt("%s/apt-download-%s.log", st->o->out_dir, r->abi);
+	if (!r->deb || !spec || !log) {
+		free(spec);
+		free(log);
+		return err_set(ERR_NOMEM, "out of memory");
+	}
+	if (stat(r->deb, &sb) || digest_file_hex(hex, r->deb) ||
+	    strcmp(hex, r->sha256)) {
+		fprintf(stderr, "%s (%s): downloading %s\n", r->abi, r->version,
+			strrchr(r->filename, '/') + 1);
+		argv[3] = spec;
+		unlink(r->deb);
+		rc = run_tool(argv, st->dir, log);
+		if (!rc &&
+		    (digest_file_hex(hex, r->deb) || strcmp(hex, r->sha256)))
+			rc = err_set(ERR_INFRA,
+				     "%s: its SHA256 is not the one APT's "
+				     "index gives",
+				     r->deb);
+	}
+	free(spec);
+	free(log);
+	return rc ? rc : unpack(st, r);
+}
+
+/*
+ * Boot r runs times.  A kernel that QEMU cannot start counts as a skip,
+ * as a commit that does not build does; a failure of the machine
+ * (QEMU missing) is an error.
+ */
+static int probe(struct rel_state *st, struct release *r, int runs,
+		 unsigned *fails, unsigned *passes, unsigned *skips)
+{
+	const struct recipe *rc_ = st->o->recipe;
+	int i, rc = fetch(st, r);
+
+	*fails = *passes = *skips = 0;
+	for (i = 0; !rc && i < runs; i++) {
+		struct classify_input in = { .marker = rc_->marker,
+					     .fail_on = rc_->fail_on,
+					     .timeout_s = rc_->boot_timeout };
+		struct classification c;
+		struct boot_result b;
+		char *con = util_fmt("%s/console-%s-%u.log", st->o->out_dir,
+				     r->abi, r->boots + 1);
+		char *qlog = util_fmt("%s/qemu-%s-%u.log", st->o->out_dir,
+				      r->abi, r->boots + 1);
+		const char *verdict;
+
+		rc = con && qlog ? boot_run(&b, rc_, r->vmlinuz, st->initrd,
+					    con, qlog)
+				 : err_set(ERR_NOMEM, "out of memory");
+		free(con);
+		free(qlog);
+		if (rc)
+			break;
+		r->boots++;
+		if (b.end == BOOT_NOT_STARTED) {
+			(*skips)++;
+			r->skips++;
+			free(r->title);
+			r->title = util_fmt("does not boot: %s",
+					    b.why ? b.why
+						  : "QEMU did not "
+						    "start it");
+			fprintf(stderr, "%s (%s): skip: %s\n", r->abi,
+				r->version, r->title);
+			boot_result_release(&b);
+			continue;
+		}
+		in.console = b.console;
+		in.end = b.end;
+		rc = classify_console(&c, &in);
+		if (!rc && c.verdict == VERDICT_INFRA)
+			rc = err_set(ERR_INFRA, "%s: %s", r->abi, c.title);
+		if (!rc) {
+			int bad = c.verdict != VERDICT_GOOD;
+
+			*fails += bad;
+			*passes += !bad;
+			r->fails += bad;
+			r->passes += !bad;
+			if (bad) {
+				free(r->title);
+				r->title = strdup(c.title);
+			}
+			verdict = bad ? "bad" : "good";
+			fprintf(stderr, "%s (%s): %s%s%s (%.1f s)\n", r->abi,
+				r->version, verdict, bad ? ": " : "",
+				bad ? c.title : "", b.seconds);
+			json_array_append_new(
+				st->probes,
+				json_pack("{s:s, s:s, s:s, s:s, s:f}",
+					  "release", r->abi, "version",
+					  r->version, "verdict", verdict,
+					  "title", bad ? c.title : "",
+					  "seconds", b.seconds));
+			classification_release(&c);
+		}
+		boot_result_release(&b);
+	}
+	return rc;
+}
+
+/*
+ * The changelog entries of first_bad's package down to (not including)
+ * last good's version: each entry's source and version and its lines.
+ */
+static json_t *changes(const struct release *bad, const struct release *good)
+{
+	struct arc *a = NULL;
+	struct arc_entry e;
+	struct buf text;
+	json_t *out = json_array(), *entry = NULL;
+	const char *p;
+	int rc;
+
+	buf_init(&text, 64u << 20);
+	rc = bad->changelog ? arc_open(&a, bad->changelog, ARC_RAW)
+			    : ERR_NOTFOUND;
+	if (!rc && arc_next(a, &e) == 1)
+		rc = arc_read_buf(a, &text);
+	arc_close(a);
+	for (p = buf_str(&text); !rc && *p;) {
+		size_t len = strcspn(p, "\n");
+		char src[64], ver[64];
+
+		if (*p != ' ' && len &&
+		    sscanf(p, "%63s (%63[^)])", src, ver) == 2) {
+			if (!strcmp(src, "linux") &&
+			    !strcmp(ver, good->version))
+				break;
+			entry = json_pack("{s:s, s:s, s:[]}", "source", src,
+					  "version", ver, "lines");
+			json_array_append_new(out, entry);
+		} else if (entry && len > 2 && !strncmp(p, "  ", 2) &&
+			   strncmp(p, " -- ", 4)) {
+			json_array_append_new(json_object_get(entry, "lines"),
+					      json_stringn(p + 2, len - 2));
+		}
+		p += len + (p[len] != 0);
+	}
+	buf_release(&text);
+	return out;
+}
+
+/*
+ * A recipe with the last good release's own config (its package is the
+ * base) and the boot recipe's settings, for the commit-level step.
+ */
+static char *next_recipe(const struct rel_state *st, const struct release *g)
+{
+	const struct recipe *r = st->o->recipe;
+	char *path = util_fmt("%s/last-good-release.recipe", st->o->out_dir);
+	struct buf b;
+	const char *p;
+	size_t i;
+	int rc;
+
+	if (!path)
+		return NULL;
+	buf_init(&b, 1 << 20);
+	buf_printf(&b,
+		   "# The config of linux-image-%s-%s %s, the last good "
+		   "release,\n# with the boot settings of recipe %s.\n"
+		   "description = config of linux-image-%s-%s %s\n"
+		   "base = %s\n",
+		   g->abi, st->o->flavour, g->version, r->name, g->abi,
+		   st->o->flavour, g->version, g->deb);
+	for (i = 0; i < r->nfragments; i++)
+		buf_printf(&b, "fragment = %s\n", r->fragments[i]);
+	for (p = r->text; *p;) {
+		size_t len = strcspn(p, "\n");
+
+		if (*p != '#' && strncmp(p, "description", 11) &&
+		    strncmp(p, "base", 4) && strncmp(p, "fragment", 8) &&
+		    strncmp(p, "init", 4))
+			buf_printf(&b, "%.*s\n", (int)len, p);
+		p += len + (p[len] != 0);
+	}
+	rc = util_write_atomic(path, b.ptr, b.len);
+	buf_release(&b);
+	if (rc) {
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+/* A changelog entry on the terminal: its first lines. */
+static void print_entry(json_t *e)
+{
+	json_t *lines = json_object_get(e, "lines"), *l;
+	size_t n = json_array_size(lines), i;
+
+	printf("  %s (%s):\n", json_string_value(json_object_get(e, "source")),
+	       json_string_value(json_object_get(e, "version")));
+	json_array_foreach(lines, i, l)
+	{
+		if (i == 20) {
+			printf("    ... %zu more lines (in the JSON)\n", n - i);
+			break;
+		}
+		printf("    %s\n", json_string_value(l));
+	}
+}
+
+/* PREFIX_release, PREFIX_version and PREFIX_upstream of r into o. */
+static void put_release(json_t *o, const char *prefix, const struct release *r)
+{
+	const char *const what[] = { "release", "version", "upstream" };
+	const char *const value[] = { r->abi, r->version, r->upstream };
+	char key[64];
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(key, sizeof(key), "%s_%s", prefix, what[i]);
+		json_object_set_new(o, key, json_string(value[i]));
+	}
+}
+
+/* The result on the terminal and as JSON. */
+static int report(struct rel_state *st, const struct release *bad,
+		  const struct release *good, int found, double confidence,
+		  const char *why)
+{
+	json_t *o = json_object(), *ch = NULL;
+	char *recipe = NULL, *next = NULL;
+	int rc = 0;
+
+	json_object_set_new(o, "flavour", json_string(st->o->flavour));
+	json_object_set_new(o, "result",
+			    json_string(found ? "found" : "ambiguous"));
+	json_object_set_new(o, "probes", json_incref(st->probes));
+	if (!found) {
+		printf("no first bad release: %s\n", why);
+		json_object_set_new(o, "reason", json_string(why));
+	} else {
+		printf("first bad release: %s, linux-image-%s-%s %s "
+		       "(upstream %s)\n"
+		       "last good release: %s, linux-image-%s-%s %s "
+		       "(upstream %s)\n",
+		       bad->abi, bad->abi, st->o->flavour, bad->version,
+		       bad->upstream, good->abi, good->abi, st->o->flavour,
+		       good->version, good->upstream);
+		if (confidence > 0)
+			printf("confidence %.2f\n", confidence);
+		put_release(o, "first_bad", bad);
+		put_release(o, "last_good", good);
+		json_object_set_new(o, "confidence", json_real(confidence));
+		ch = changes(bad, good);
+		if (ch) {
+			size_t i;
+			json_t *e;
+
+			printf("changes since %s (the first bad release's "
+			       "changelog):\n",
+			       good->version);
+			json_array_foreach(ch, i, e) print_entry(e);
+			json_object_set_new(o, "changelog", ch);
+		}
+		recipe = good->deb ? next_recipe(st, good) : NULL;
+		if (strcmp(bad->upstream, good->upstream) && recipe)
+			next = util_fmt("bisectctl bisect --repo LINUX-STABLE "
+					"--good v%s --bad v%s --recipe %s%s%s",
+					good->upstream, bad->upstream, recipe,
+					st->o->test ? " --test " : "",
+					st->o->test ? st->o->test : "");
+		if (next) {
+			printf("next: bisect the commits between the two "
+			       "upstream versions in a linux-stable clone, "
+			       "with the last good release's config:\n  %s\n",
+			       next);
+			json_object_set_new(o, "next_step", json_string(next));
+		} else if (!strcmp(bad->upstream, good->upstream)) {
+			printf("both are upstream %s: the difference is "
+			       "Debian's own patches (the changelog entries "
+			       "above; apt-get source linux=%s and "
+			       "linux=%s have them as debian/patches)\n",
+			       bad->upstream, good->version, bad->version);
+			json_object_set_new(
+				o, "next_step",
+				json_string("compare Debian's patches of the "
+					    "two source versions"));
+		}
+	}
+	if (st->o->json) {
+		char *text = json_dumps(o, JSON_INDENT(2));
+
+		rc = text ? util_write_atomic(st->o->json, text, strlen(text))
+			  : err_set(ERR_NOMEM, "out of memory");
+		free(text);
+	}
+	json_decref(o);
+	free(recipe);
+	free(next);
+	return rc;
+}
+
+/* The good release must pass, as a commit-level bisection's good does. */
+static int check_good(struct rel_state *st, struct release *good)
+{
+	unsigned f, p, s;
+	int rc = probe(st, good, st->o->runs, &f, &p, &s);
+
+	if (!rc && s)
+		rc = err_set(ERR_INPUT, "the good release %s does not boot: %s",
+			     good->abi, good->title);
+	else if (!rc && f)
+		rc = err_set(ERR_INPUT,
+			     "the good release %s does not pass (verdict "
+			     "bad: %s)",
+			     good->abi, good->title);
+	return rc;
+}
+
+/* The engine over the candidates cand[0..n) (newest first). */
+static int run_engine(struct rel_state *st, struct release **cand, size_t n,
+		      long *culprit, double *confidence, const char **why)
+{
+	const struct releases_opts *o = st->o;
+	struct engine *e = NULL;
+	unsigned f = 0, p = 0, s = 0, tries = 0, total = 0;
+	uint32_t pick;
+	size_t i;
+	int rc = engine_new(&e, n);
+
+	*culprit = -1;
+	for (i = 0; !rc && i + 1 < n; i++)
+		rc = engine_add_parent(e, (uint32_t)i, (uint32_t)i + 1);
+	if (!rc)
+		rc = engine_set_bad(e, 0);
+	if (rc) {
+		engine_free(e);
+		return rc;
+	}
+	engine_set_confidence(e, o->confidence, 0);
+	/* the bad release, until it failed 3 times (or once without a
+	 * confidence, as git would) */
+	while (!rc && total < (o->confidence > 0 ? 3u : 1u) && tries < 10) {
+		rc = probe(st, cand[0], o->confidence > 0 ? 1 : o->runs, &f, &p,
+			   &s);
+		if (!rc && s)
+			rc = err_set(ERR_INPUT,
+				     "the bad release %s does not boot: %s",
+				     cand[0]->abi, cand[0]->title);
+		if (!rc)
+			rc = engine_observe(e, 0, f, p);
+		total += f;
+		tries++;
+	}
+	if (!rc && !s && !total)
+		rc = err_set(
+			ERR_INPUT,
+			"the bad release %s does not fail in %u boots: "
+			"nothing to bisect",
+			cand[0]->abi,
+			tries * (o->confidence > 0 ? 1 : (unsigned)o->runs));
+	while (!rc && total && !s) {
+		enum engine_state es = engine_next(e, &pick);
+
+		if (es == ENGINE_FOUND) {
+			*culprit = pick;
+			*confidence = o->confidence > 0
+					      ? engine_probability(e, pick)
+					      : 0;
+			break;
+		}
+		if (es != ENGINE_TEST && es != ENGINE_VERIFY) {
+			*why = es == ENGINE_NOTHING
+				       ? "no release between good and bad"
+				       : "only releases that do not boot are "
+					 "left, or no run can decide";
+			break;
+		}
+		rc = probe(st, cand[pick], o->confidence > 0 ? 1 : o->runs, &f,
+			   &p, &s);
+		if (!rc && s)
+			rc = engine_mark(e, pick, VERDICT_SKIP);
+		else if (!rc && o->confidence > 0)
+			rc = engine_observe(e, pick, f, p);
+		else if (!rc)
+			rc = engine_mark(e, pick,
+					 f ? VERDICT_BAD : VERDICT_GOOD);
+	}
+	engine_free(e);
+	return rc;
+}
+
+int releases_bisect(const struct releases_opts *o, int *found)
+{
+	struct rel_state st = { .o = o };
+	struct release **cand = NULL;
+	long gi, bi, culprit = -1;
+	double confidence = 0;
+	const char *why = "";
+	size_t n = 0, i;
+	int rc;
+
+	*found = 0;
+	st.dir = util_fmt("%s/releases", o->cache);
+	st.initrd = util_fmt("%s/initramfs.cpio", o->out_dir);
+	st.probes = json_array();
+	if (!st.dir || !st.initrd || !st.probes)
+		rc = err_set(ERR_NOMEM, "out of memory");
+	else
+		rc = util_mkdir_p(st.dir);
+	if (!rc)
+		rc = list_releases(&st);
+	gi = rc ? -1 : find_release(&st, o->good);
+	bi = rc ? -1 : find_release(&st, o->bad);
+	if (!rc && gi < 0)
+		rc = unknown_release(&st, o->good);
+	else if (!rc && bi < 0)
+		rc = unknown_release(&st, o->bad);
+	else if (!rc && gi >= bi)
+		rc = err_set(ERR_INPUT,
+			     "the good release %s is not older than the bad "
+			     "release %s",
+			     o->good, o->bad);
+	if (!rc) {
+		n = (size_t)(bi - gi);
+		cand = calloc(n, sizeof(*cand));
+		if (!cand)
+			rc = err_set(ERR_NOMEM, "out of memory");
+		for (i = 0; !rc && i < n; i++)
+			cand[i] = &st.rels[bi - (long)i];
+	}
+	if (!rc) {
+		fprintf(stderr,
+			"bisecting %zu releases of linux-image-*-%s after %s "
+			"up to %s\n",
+			n, o->flavour, o->good, o->bad);
+		rc = initramfs_write(st.initrd, o->recipe->init, o->test, NULL);
+	}
+	if (!rc)
+		rc = check_good(&st, &st.rels[gi]);
+	if (!rc)
+		rc = run_engine(&st, cand, n, &culprit, &confidence, &why);
+	if (!rc && culprit >= 0) {
+		struct release *good = &st.rels[bi - culprit - 1];
+
+		/* the last good release's package: for its version, its
+		 * config and the changelog's end */
+		rc = fetch(&st, good);
+		if (!rc)
+			rc = report(&st, cand[culprit], good, 1, confidence,
+				    why);
+		*found = !rc;
+	} else if (!rc) {
+		rc = report(&st, NULL, NULL, 0, 0, why);
+	}
+	for (i = 0; i < st.nrels; i++) {
+		free(st.rels[i].deb);
+		free(st.rels[i].vmlinuz);
+		free(st.rels[i].changelog);
+		free(st.rels[i].title);
+	}
+	free(st.rels);
+	free(cand);
+	free(st.dir);
+	free(st.initrd);
+	json_decref(st.probes);
+	return rc;
+}

@@ -1,0 +1,32 @@
+/*
+ * Bisecting a distribution's released kernels: Debian's linux-image
+ * packages of one flavour, from a release that worked to one that does
+ * not, each fetched with APT and booted in QEMU as a commit-level step's
+ * kernel is (releases.c).
+ */
+#ifndef BISECTD_CLI_RELEASES_H
+#define BISECTD_CLI_RELEASES_H
+
+#include "recipe.h"
+
+struct releases_opts {
+	const char *flavour; /* cloud-amd64 */
+	const char *good;    /* an ABI: 6.1.0-47 */
+	const char *bad;
+	const char *test;    /* guest test script, or NULL */
+	const char *json;    /* the result as JSON, or NULL */
+	const char *out_dir; /* consoles, the initramfs, the next recipe */
+	const char *cache;   /* packages and their kernels: CACHE/releases */
+	int runs;	     /* boots per probe without a confidence */
+	double confidence;   /* 0: git's bisection */
+	const struct recipe *recipe; /* boot settings */
+};
+
+/*
+ * Bisect; *found is 1 when a first bad release was found, 0 when the
+ * result is ambiguous (or the bad release did not fail).  ERR_INPUT for
+ * a release APT does not know of (the message lists those it knows).
+ */
+int releases_bisect(const struct releases_opts *o, int *found);
+
+#endif

@@ -1,0 +1,81 @@
+#!/bin/sh
+# bisectctl releases over Debian's own released kernels: the newest four
+# ABIs of linux-image-*-cloud-amd64 that APT lists when the test runs
+# (superseded ones leave the archive), fetched with apt-get download and
+# booted under QEMU; a guest test fails from the second newest on.
+PERSISTENT_CACHE=1
+. "$(dirname "$0")/../lib.sh"
+flavour=cloud-amd64
+abis=$(apt-cache pkgnames linux-image- |
+	sed -n "s/^linux-image-\([0-9]*\.[0-9]*\.[0-9]*-[0-9]*\)-$flavour\$/\1/p" |
+	sort -V | tail -n 4)
+set -- $abis
+if [ $# -lt 4 ]; then
+	skip_rest "APT lists fewer than four linux-image-*-$flavour packages (apt-get update?)"
+	done_testing
+fi
+good=$1 last_good=$2 first_bad=$3 bad=$4
+# ABI numbers: 6.1.0-56 is 56
+n() { echo "${1##*-}"; }
+cat > "$SCRATCH/test.sh" <<EOF
+#!/bin/sh
+# the ABI number of the running kernel, 56 for 6.1.0-56-$flavour
+abi=\$(uname -r | cut -d- -f2)
+echo "release test on ABI \$abi"
+[ "\$abi" -lt $(n "$first_bad") ]
+EOF
+version() { apt-cache show --no-all-versions "linux-image-$1-$flavour" | sed -n 's/^Version: //p'; }
+
+expect_exit 0 "releases $good..$bad, failing from $first_bad on" \
+	"$BISECTCTL" releases --flavour "$flavour" --good "$good" --bad "$bad" \
+	--test "$SCRATCH/test.sh" --json "$SCRATCH/r.json" --out "$SCRATCH/run"
+j=$SCRATCH/r.json
+check "the first bad release is $first_bad, the last good $last_good" \
+	jq_true "$j" ".result == \"found\" and .first_bad_release == \"$first_bad\" and .last_good_release == \"$last_good\""
+check "with APT's package versions" \
+	jq_true "$j" ".first_bad_version == \"$(version "$first_bad")\" and .last_good_version == \"$(version "$last_good")\""
+check "and their upstream versions" \
+	'jq_true "$j" ".first_bad_upstream == \"$(version "$first_bad" | cut -d- -f1)\""'
+check "the changelog entries between them" \
+	jq_true "$j" '(.changelog | length) > 0 and (.changelog[0].lines | length) > 0'
+check "a next step" jq_true "$j" '.next_step | length > 0'
+check "the terminal says the same" \
+	grep -q "^first bad release: $first_bad, linux-image-$first_bad-$flavour " "$SCRATCH/out"
+check "every probe booted the release it names" \
+	'for c in "$SCRATCH"/run/console-*-1.log; do
+		a=${c##*/console-}; a=${a%-1.log}
+		grep -q "release test on ABI $(n "$a")" "$c" || exit 1
+	 done'
+check "the bad release failed at least 3 times (to a confidence of 0.95)" \
+	jq_true "$j" "[.probes[] | select(.release == \"$bad\" and .verdict == \"bad\")] | length >= 3"
+check "the packages are kept in the cache by their file names" \
+	'ls "$BISECTD_CACHE"/releases/linux-image-"$first_bad"-"$flavour"_*.deb > /dev/null'
+check "a recipe with the last good release's config for the next step" \
+	grep -q "^base = $BISECTD_CACHE/releases/linux-image-$last_good-${flavour}_" \
+	"$SCRATCH/run/last-good-release.recipe"
+
+expect_exit 2 "a release APT does not know" \
+	"$BISECTCTL" releases --flavour "$flavour" --good 6.1.0-9999 --bad "$bad" \
+	--out "$SCRATCH/o2"
+one_line_error "release 6.1.0-9999 of linux-image-\*-$flavour is not known to APT (known: .*$bad)"
+expect_exit 2 "good not older than bad" \
+	"$BISECTCTL" releases --flavour "$flavour" --good "$bad" --bad "$good" \
+	--out "$SCRATCH/o3"
+one_line_error "the good release $bad is not older than the bad release $good"
+# a damaged package in the cache is fetched again
+echo damage >> "$(ls "$BISECTD_CACHE"/releases/linux-image-"$first_bad"-"$flavour"_*.deb)"
+expect_exit 2 "a good release that fails" \
+	"$BISECTCTL" releases --flavour "$flavour" --good "$first_bad" --bad "$bad" \
+	--test "$SCRATCH/test.sh" --out "$SCRATCH/o4"
+# (after its progress lines, as a commit-level bisection says it)
+check "says the good release does not pass" grep -q \
+	"^bisectctl: the good release $first_bad does not pass (verdict bad: guest test failed" \
+	"$SCRATCH/err"
+check "a package whose SHA256 is not APT's is fetched again" \
+	grep -q "^$first_bad (.*): downloading linux-image-$first_bad-${flavour}_" "$SCRATCH/err"
+expect_exit 2 "a flavour that is not a word" \
+	"$BISECTCTL" releases --flavour "cloud amd64" --good "$good" --bad "$bad"
+one_line_error "--flavour: 'cloud amd64' is not a flavour such as cloud-amd64"
+expect_exit 0 "bisectctl releases --help" "$BISECTCTL" releases --help
+check "prints its usage" grep -q "^usage: bisectctl releases " "$SCRATCH/out"
+done_testing
