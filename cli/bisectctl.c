@@ -1777,6 +1777,8 @@ static int cmd_releases(int argc, char **argv)
 		{ "out", required_argument, NULL, 'o' },
 		{ "recipe", required_argument, NULL, 'c' },
 		{ "confidence", required_argument, NULL, 'p' },
+		{ "manual", no_argument, NULL, 'm' },
+		{ "continue", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct releases_opts ro = { .runs = 1, .confidence = 0.95 };
@@ -1824,20 +1826,38 @@ static int cmd_releases(int argc, char **argv)
 			break;
 		default:
 			return usage_error("bad option for releases");
+		case 'm':
+			ro.manual = 1;
+			break;
+		case 'C':
+			if (strcmp(optarg, "good") && strcmp(optarg, "bad") &&
+			    strcmp(optarg, "skip"))
+				return usage_error("--continue takes good, bad "
+						   "or skip, not '%s'",
+						   optarg);
+			ro.continue_verdict = optarg;
+			break;
 		}
 	}
 	if (optind != argc)
 		return usage_error("releases takes no arguments");
-	if (!ro.flavour || !ro.good || !ro.bad)
+	if (ro.continue_verdict &&
+	    (ro.flavour || ro.good || ro.bad || ro.manual || ro.test))
+		return usage_error("--continue takes the rest from the "
+				   "bisection it continues");
+	if (!ro.continue_verdict && (!ro.flavour || !ro.good || !ro.bad))
 		return usage_error(
 			"releases needs --flavour, --good and --bad");
-	if (!valid_word(ro.flavour, "abcdefghijklmnopqrstuvwxyz0123456789-",
+	if (ro.manual && ro.test)
+		return usage_error("--manual boots nothing: no --test");
+	if (!ro.continue_verdict &&
+	    !valid_word(ro.flavour, "abcdefghijklmnopqrstuvwxyz0123456789-",
 			32))
 		return usage_error("--flavour: '%s' is not a flavour such as "
 				   "cloud-amd64",
 				   ro.flavour);
-	if (!valid_word(ro.good, "0123456789.-", 24) ||
-	    !valid_word(ro.bad, "0123456789.-", 24))
+	if (!ro.continue_verdict && (!valid_word(ro.good, "0123456789.-", 24) ||
+				     !valid_word(ro.bad, "0123456789.-", 24)))
 		return usage_error("--good and --bad take releases such as "
 				   "6.1.0-47");
 	if (ro.test) {
@@ -1961,7 +1981,8 @@ static const struct command {
 	{ "releases", cmd_releases,
 	  "releases --flavour FLAVOUR --good ABI --bad ABI [--test SCRIPT]\n"
 	  "      [--runs N] [--confidence P] [--recipe NAME] [--json FILE]\n"
-	  "      [--out DIR]\n"
+	  "      [--out DIR] [--manual]\n"
+	  "  bisectctl releases --continue good|bad|skip\n"
 	  "      Bisect Debian's released kernels (linux-image-ABI-FLAVOUR,\n"
 	  "      e.g. --flavour cloud-amd64 --good 6.1.0-47 --bad 6.1.0-57)\n"
 	  "      among those APT knows of: each probed package is fetched\n"
@@ -1971,7 +1992,12 @@ static const struct command {
 	  "      last good and first bad releases, their Debian and\n"
 	  "      upstream versions, the changelog entries between them\n"
 	  "      and the commit-level bisection to run next.  Exit 0\n"
-	  "      found, 1 ambiguous, 2 bad input, 3 infrastructure." },
+	  "      found, 1 ambiguous, 2 bad input, 3 infrastructure.\n"
+	  "      --manual boots nothing, for hardware QEMU cannot stand\n"
+	  "      in for: it says which release to install, and each\n"
+	  "      later 'bisectctl releases --continue good|bad|skip'\n"
+	  "      gives the verdict on it (the state is kept in the cache\n"
+	  "      across reboots) until the first bad one is found." },
 	{ "help", cmd_help, "help\n      Show this text." },
 };
 

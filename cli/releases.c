@@ -52,6 +52,11 @@ struct rel_state {
 	struct release *rels; /* every known release, oldest first */
 	size_t nrels;
 	json_t *probes;
+	/* manual: the answers so far, the release they are for, the state
+	 * file's document, and the release now asked about */
+	json_t *marks, *saved;
+	const char *pending;
+	struct release *waiting;
 };
 
 /* Run argv with its output to log (in the output directory); 0 if exit 0. */
@@ -594,6 +599,26 @@ static int check_good(struct rel_state *st, struct release *good)
 	return rc;
 }
 
+/* A manual bisection that waits for the user: the JSON says which. */
+static int report_waiting(struct rel_state *st, const struct release *r)
+{
+	json_t *o;
+	char *text;
+	int rc = 0;
+
+	if (!st->o->json)
+		return 0;
+	o = json_pack("{s:s, s:s, s:s, s:s, s:O}", "flavour", st->o->flavour,
+		      "result", "waiting", "next_release", r->abi,
+		      "next_version", r->version, "answers", st->marks);
+	text = o ? json_dumps(o, JSON_INDENT(2)) : NULL;
+	rc = text ? util_write_atomic(st->o->json, text, strlen(text))
+		  : err_set(ERR_NOMEM, "out of memory");
+	free(text);
+	json_decref(o);
+	return rc;
+}
+
 /* The engine over the candidates cand[0..n) (newest first). */
 static int run_engine(struct rel_state *st, struct release **cand, size_t n,
 		      long *culprit, double *confidence, const char **why)
@@ -667,8 +692,156 @@ static int run_engine(struct rel_state *st, struct release **cand, size_t n,
 	return rc;
 }
 
-int releases_bisect(const struct releases_opts *o, int *found)
+/* --- manual: the user installs each release and answers ------------------ */
+
+static char *state_path(const struct rel_state *st)
 {
+	return util_fmt("%s/manual-state.json", st->dir);
+}
+
+/*
+ * A --continue: the saved bisection's options into *o, its answers into
+ * st->marks.  ERR_INPUT when there is none.
+ */
+static int load_state(struct rel_state *st, struct releases_opts *o)
+{
+	char *path = state_path(st);
+	json_error_t je;
+	json_t *s;
+
+	if (!path)
+		return err_set(ERR_NOMEM, "out of memory");
+	s = json_load_file(path, 0, &je);
+	free(path);
+	if (!s)
+		return err_set(ERR_INPUT, "no manual release bisection is in "
+					  "progress (start one with --manual)");
+	if (json_unpack(s, "{s:s, s:s, s:s, s:o, s:s}", "flavour", &o->flavour,
+			"good", &o->good, "bad", &o->bad, "marks", &st->marks,
+			"pending", &st->pending)) {
+		json_decref(s);
+		return err_set(ERR_INPUT, "the saved manual bisection is "
+					  "damaged: start again with --manual");
+	}
+	st->saved = s;
+	json_incref(st->marks);
+	return 0;
+}
+
+static int save_state(struct rel_state *st, const char *pending)
+{
+	char *path = state_path(st), *text;
+	json_t *s =
+		json_pack("{s:s, s:s, s:s, s:O, s:s}", "flavour",
+			  st->o->flavour, "good", st->o->good, "bad",
+			  st->o->bad, "marks", st->marks, "pending", pending);
+	int rc;
+
+	text = s ? json_dumps(s, JSON_INDENT(2)) : NULL;
+	rc = path && text ? util_write_atomic(path, text, strlen(text))
+			  : err_set(ERR_NOMEM, "out of memory");
+	free(text);
+	free(path);
+	json_decref(s);
+	return rc;
+}
+
+static void drop_state(struct rel_state *st)
+{
+	char *path = state_path(st);
+
+	if (path)
+		unlink(path);
+	free(path);
+}
+
+static long candidate_index(struct release **cand, size_t n, const char *abi)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(cand[i]->abi, abi))
+			return (long)i;
+	return -1;
+}
+
+/*
+ * The user's answers so far, replayed into git's bisection; then either
+ * the next release to install (saved, and said how) or the end.
+ */
+static int run_manual(struct rel_state *st, struct release **cand, size_t n,
+		      long *culprit, const char **why)
+{
+	const char *v = st->o->continue_verdict;
+	struct engine *e = NULL;
+	json_t *m;
+	uint32_t pick;
+	size_t i;
+	int rc = engine_new(&e, n);
+
+	*culprit = -1;
+	for (i = 0; !rc && i + 1 < n; i++)
+		rc = engine_add_parent(e, (uint32_t)i, (uint32_t)i + 1);
+	if (!rc)
+		rc = engine_set_bad(e, 0);
+	if (!rc && v)
+		json_array_append_new(st->marks,
+				      json_pack("{s:s, s:s}", "release",
+						st->pending, "verdict", v));
+	json_array_foreach(st->marks, i, m)
+	{
+		const char *abi =
+			json_string_value(json_object_get(m, "release"));
+		const char *mv =
+			json_string_value(json_object_get(m, "verdict"));
+		long k = abi && mv ? candidate_index(cand, n, abi) : -1;
+
+		if (rc || k < 0)
+			continue;
+		rc = engine_mark(e, (uint32_t)k,
+				 !strcmp(mv, "good")  ? VERDICT_GOOD
+				 : !strcmp(mv, "bad") ? VERDICT_BAD
+						      : VERDICT_SKIP);
+	}
+	if (!rc) {
+		enum engine_state es = engine_next(e, &pick);
+
+		if (es == ENGINE_TEST) {
+			struct release *r = cand[pick];
+
+			rc = describe(st, r);
+			if (!rc)
+				rc = save_state(st, r->abi);
+			if (!rc) {
+				printf("next: install release %s and boot it:\n"
+				       "  apt-get install "
+				       "linux-image-%s-%s=%s\n"
+				       "then, once you know whether it works:\n"
+				       "  bisectctl releases --continue "
+				       "good|bad|skip\n"
+				       "(%zu releases left to tell apart; the "
+				       "state is kept in "
+				       "%s/manual-state.json)\n",
+				       r->abi, r->abi, st->o->flavour,
+				       r->version, engine_candidate_count(e),
+				       st->dir);
+				st->waiting = r;
+			}
+		} else if (es == ENGINE_FOUND) {
+			*culprit = pick;
+			drop_state(st);
+		} else {
+			*why = "only skipped releases are left";
+			drop_state(st);
+		}
+	}
+	engine_free(e);
+	return rc;
+}
+
+int releases_bisect(const struct releases_opts *o_in, int *found)
+{
+	struct releases_opts o_copy = *o_in, *o = &o_copy;
 	struct rel_state st = { .o = o };
 	struct release **cand = NULL;
 	long gi, bi, culprit = -1;
@@ -685,6 +858,14 @@ int releases_bisect(const struct releases_opts *o, int *found)
 		rc = err_set(ERR_NOMEM, "out of memory");
 	else
 		rc = util_mkdir_p(st.dir);
+	if (!rc && o->continue_verdict) {
+		rc = load_state(&st, o);
+		o->manual = 1;
+	} else if (!rc && o->manual) {
+		st.marks = json_array();
+		if (!st.marks)
+			rc = err_set(ERR_NOMEM, "out of memory");
+	}
 	if (!rc)
 		rc = list_releases(&st);
 	gi = rc ? -1 : find_release(&st, o->good);
@@ -706,23 +887,34 @@ int releases_bisect(const struct releases_opts *o, int *found)
 		for (i = 0; !rc && i < n; i++)
 			cand[i] = &st.rels[bi - (long)i];
 	}
-	if (!rc) {
+	if (!rc)
 		fprintf(stderr,
 			"bisecting %zu releases of linux-image-*-%s after %s "
-			"up to %s\n",
-			n, o->flavour, o->good, o->bad);
+			"up to %s%s\n",
+			n, o->flavour, o->good, o->bad,
+			o->manual ? ", by hand" : "");
+	if (!rc && o->manual) {
+		rc = run_manual(&st, cand, n, &culprit, &why);
+	} else if (!rc) {
 		rc = initramfs_write(st.initrd, o->recipe->init, o->test, NULL);
+		if (!rc)
+			rc = check_good(&st, &st.rels[gi]);
+		if (!rc)
+			rc = run_engine(&st, cand, n, &culprit, &confidence,
+					&why);
 	}
-	if (!rc)
-		rc = check_good(&st, &st.rels[gi]);
-	if (!rc)
-		rc = run_engine(&st, cand, n, &culprit, &confidence, &why);
-	if (!rc && culprit >= 0) {
+	if (!rc && st.waiting) {
+		rc = report_waiting(&st, st.waiting);
+		*found = !rc;
+	} else if (!rc && culprit >= 0) {
 		struct release *good = &st.rels[bi - culprit - 1];
 
-		/* the last good release's package: for its version, its
-		 * config and the changelog's end */
+		/* both packages: for their versions, the last good one's
+		 * config and the changelog (a manual bisection fetched
+		 * neither) */
 		rc = fetch(&st, good);
+		if (!rc)
+			rc = fetch(&st, cand[culprit]);
 		if (!rc)
 			rc = report(&st, cand[culprit], good, 1, confidence,
 				    why);
@@ -741,5 +933,7 @@ int releases_bisect(const struct releases_opts *o, int *found)
 	free(st.dir);
 	free(st.initrd);
 	json_decref(st.probes);
+	json_decref(st.marks);
+	json_decref(st.saved);
 	return rc;
 }

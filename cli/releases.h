@@ -20,12 +20,18 @@ struct releases_opts {
 	int runs;	     /* boots per probe without a confidence */
 	double confidence;   /* 0: git's bisection */
 	const struct recipe *recipe; /* boot settings */
+	/* manual: nothing is booted; the user installs each release asked
+	 * for and answers with continue_verdict ("good", "bad", "skip") in
+	 * a later run, which takes the rest from the saved state */
+	int manual;
+	const char *continue_verdict;
 };
 
 /*
- * Bisect; *found is 1 when a first bad release was found, 0 when the
- * result is ambiguous (or the bad release did not fail).  ERR_INPUT for
- * a release APT does not know of (the message lists those it knows).
+ * Bisect; *found is 1 when a first bad release was found or (manual)
+ * the next verdict is awaited, 0 when the result is ambiguous.  ERR_INPUT for a
+ * release APT does not know of (the message lists those it knows), and
+ * for a --continue with no manual bisection in progress.
  */
 int releases_bisect(const struct releases_opts *o, int *found);
 

@@ -76,6 +76,34 @@ check "a package whose SHA256 is not APT's is fetched again" \
 expect_exit 2 "a flavour that is not a word" \
 	"$BISECTCTL" releases --flavour "cloud amd64" --good "$good" --bad "$bad"
 one_line_error "--flavour: 'cloud amd64' is not a flavour such as cloud-amd64"
+# --manual: nothing booted; a script answers for the user, by the same
+# rule as the guest test
+rm -f "$BISECTD_CACHE/releases/manual-state.json"
+expect_exit 0 "a manual bisection asks for a release" \
+	"$BISECTCTL" releases --flavour "$flavour" --good "$good" --bad "$bad" \
+	--manual --json "$SCRATCH/m.json" --out "$SCRATCH/m"
+check "saying how to install it" \
+	'grep -q "^  apt-get install linux-image-$(jq -r .next_release "$SCRATCH/m.json")-$flavour=" "$SCRATCH/out"'
+asked=""
+for _ in 1 2 3 4; do
+	r=$(jq -r '.next_release // empty' "$SCRATCH/m.json")
+	[ -n "$r" ] || break
+	asked="$asked $r"
+	if [ "$(n "$r")" -ge "$(n "$first_bad")" ]; then v=bad; else v=good; fi
+	"$BISECTCTL" releases --continue "$v" --json "$SCRATCH/m.json" \
+		--out "$SCRATCH/m" > "$SCRATCH/m.out" 2>&1 || break
+done
+check "the answers find $first_bad (asked:$asked)" \
+	jq_true "$SCRATCH/m.json" ".result == \"found\" and .first_bad_release == \"$first_bad\" and .last_good_release == \"$last_good\""
+check "nothing was booted" '! ls "$SCRATCH"/m/console-* 2>/dev/null'
+check "the state is gone once found" '[ ! -e "$BISECTD_CACHE/releases/manual-state.json" ]'
+expect_exit 2 "--continue with nothing in progress" \
+	"$BISECTCTL" releases --continue good --out "$SCRATCH/m2"
+one_line_error "no manual release bisection is in progress (start one with --manual)"
+expect_exit 2 "--continue with a verdict that is not one" \
+	"$BISECTCTL" releases --continue maybe
+one_line_error "--continue takes good, bad or skip, not 'maybe'"
+
 expect_exit 0 "bisectctl releases --help" "$BISECTCTL" releases --help
 check "prints its usage" grep -q "^usage: bisectctl releases " "$SCRATCH/out"
 done_testing
