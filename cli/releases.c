@@ -619,6 +619,19 @@ static int report_waiting(struct rel_state *st, const struct release *r)
 	return rc;
 }
 
+/* An engine over n releases, newest first, each the child of the next. */
+static int linear_engine(struct engine **e, size_t n)
+{
+	size_t i;
+	int rc = engine_new(e, n);
+
+	for (i = 0; !rc && i + 1 < n; i++)
+		rc = engine_add_parent(*e, (uint32_t)i, (uint32_t)i + 1);
+	if (!rc)
+		rc = engine_set_bad(*e, 0);
+	return rc;
+}
+
 /* The engine over the candidates cand[0..n) (newest first). */
 static int run_engine(struct rel_state *st, struct release **cand, size_t n,
 		      long *culprit, double *confidence, const char **why)
@@ -627,14 +640,9 @@ static int run_engine(struct rel_state *st, struct release **cand, size_t n,
 	struct engine *e = NULL;
 	unsigned f = 0, p = 0, s = 0, tries = 0, total = 0;
 	uint32_t pick;
-	size_t i;
-	int rc = engine_new(&e, n);
+	int rc = linear_engine(&e, n);
 
 	*culprit = -1;
-	for (i = 0; !rc && i + 1 < n; i++)
-		rc = engine_add_parent(e, (uint32_t)i, (uint32_t)i + 1);
-	if (!rc)
-		rc = engine_set_bad(e, 0);
 	if (rc) {
 		engine_free(e);
 		return rc;
@@ -777,13 +785,9 @@ static int run_manual(struct rel_state *st, struct release **cand, size_t n,
 	json_t *m;
 	uint32_t pick;
 	size_t i;
-	int rc = engine_new(&e, n);
+	int rc = linear_engine(&e, n);
 
 	*culprit = -1;
-	for (i = 0; !rc && i + 1 < n; i++)
-		rc = engine_add_parent(e, (uint32_t)i, (uint32_t)i + 1);
-	if (!rc)
-		rc = engine_set_bad(e, 0);
 	if (!rc && v)
 		json_array_append_new(st->marks,
 				      json_pack("{s:s, s:s}", "release",
