@@ -33,6 +33,7 @@
 #include "policy.h"
 #include "recipe.h"
 #include "report.h"
+#include "metrics.h"
 #include "stats.h"
 #include "util.h"
 #include "artifacts.h"
@@ -42,6 +43,7 @@ struct api {
 	struct coord *c;
 	struct api_opts o;
 	size_t body_bytes; /* held by all requests' bodies (atomic) */
+	struct metrics *m;
 };
 
 /* One request in progress. */
@@ -472,19 +474,22 @@ static enum MHD_Result poll_work(struct api *a, struct MHD_Connection *mc,
 	const char *w =
 		MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "wait");
 	char *assignment = NULL;
-	double wait = 0, end;
+	double wait = 0, end, start = util_now(), t;
 	int rc;
 
 	/* a number of seconds, finite: "nan" or "inf" would never end */
 	if (w && job_query_number("wait", w, 0, a->o.max_poll_s, &wait))
 		return error_reply(mc, MHD_HTTP_BAD_REQUEST, err_last());
-	end = util_now() + wait;
+	end = start + wait;
 	pthread_mutex_lock(&a->c->lock);
+	metrics_observe(a->m, HIST_LOCK_WAIT, util_now() - start);
 	for (;;) {
 		struct timespec ts;
 		double left;
 
+		t = util_now();
 		rc = sched_poll(a->c->sched, worker, &assignment);
+		metrics_observe(a->m, HIST_SCHEDULE, util_now() - t);
 		if (rc != ERR_NOTFOUND || !strstr(err_last(), "no step"))
 			break;
 		left = end - util_now();
@@ -494,8 +499,12 @@ static enum MHD_Result poll_work(struct api *a, struct MHD_Connection *mc,
 		pthread_cond_timedwait(&a->c->wake, &a->c->lock, &ts);
 	}
 	pthread_mutex_unlock(&a->c->lock);
-	if (!rc)
+	metrics_count(a->m, COUNT_POLLS);
+	if (!rc) {
+		metrics_count(a->m, COUNT_ASSIGNMENTS);
+		metrics_observe(a->m, HIST_POLL_ASSIGN, util_now() - start);
 		return json_reply(mc, MHD_HTTP_OK, assignment);
+	}
 	if (rc == ERR_NOTFOUND && strstr(err_last(), "unknown worker"))
 		return error_reply(mc, MHD_HTTP_NOT_FOUND, err_last());
 	if (rc == ERR_NOTFOUND)
@@ -526,6 +535,8 @@ static enum MHD_Result result(struct api *a, struct MHD_Connection *mc,
 
 	pthread_mutex_lock(&a->c->lock);
 	rc = sched_result(a->c->sched, lease, buf_str(&cn->body), cn->body.len);
+	if (!rc)
+		metrics_count(a->m, COUNT_RESULTS);
 	pthread_cond_broadcast(&a->c->wake);
 	pthread_mutex_unlock(&a->c->lock);
 	if (rc == ERR_NOTFOUND)
@@ -814,6 +825,28 @@ static enum MHD_Result download_page(struct api *a, struct MHD_Connection *mc,
 		     "text/html; charset=utf-8");
 }
 
+/* The daemon's counters and histograms, in Prometheus' text format. */
+static enum MHD_Result get_metrics(struct api *a, struct MHD_Connection *mc)
+{
+	struct store_counts c;
+	struct buf b;
+	int rc;
+
+	pthread_mutex_lock(&a->c->lock);
+	rc = store_counts(a->c->store, &c);
+	pthread_mutex_unlock(&a->c->lock);
+	if (rc)
+		return error_reply(mc, status_for(rc), err_last());
+	buf_init(&b, 1u << 20);
+	rc = metrics_write(a->m, &c, &b);
+	if (rc) {
+		buf_release(&b);
+		return error_reply(mc, status_for(rc), err_last());
+	}
+	return reply(mc, MHD_HTTP_OK, buf_detach(&b),
+		     "text/plain; version=0.0.4; charset=utf-8");
+}
+
 static enum MHD_Result web(struct api *a, struct MHD_Connection *mc,
 			   const char *url)
 {
@@ -831,6 +864,8 @@ static enum MHD_Result web(struct api *a, struct MHD_Connection *mc,
 		return download_page(a, mc, id);
 	if (!strcmp(url, "/stats"))
 		return web_file(a, mc, "stats.html");
+	if (!strcmp(url, "/metrics"))
+		return get_metrics(a, mc);
 	if (!strncmp(url, "/static/", 8))
 		return web_file(a, mc, url + 8);
 	return error_reply(mc, MHD_HTTP_NOT_FOUND, "no such page");
@@ -1254,6 +1289,10 @@ int api_start(struct api **out, struct coord *c, const struct api_opts *o)
 		return err_set(ERR_NOMEM, "out of memory");
 	a->c = c;
 	a->o = *o;
+	if (metrics_new(&a->m)) {
+		free(a);
+		return ERR_NOMEM;
+	}
 	memset(&sa, 0, sizeof(sa));
 	memset(&sa6, 0, sizeof(sa6));
 	sa.sin_family = AF_INET;
@@ -1267,6 +1306,7 @@ int api_start(struct api **out, struct coord *c, const struct api_opts *o)
 				 ? MHD_USE_DUAL_STACK
 				 : MHD_USE_IPv6;
 	} else if (inet_pton(AF_INET, o->listen, &sa.sin_addr) != 1) {
+		metrics_free(a->m);
 		free(a);
 		return err_set(ERR_INPUT,
 			       "listen address '%s' is not an IPv4 or IPv6 "
@@ -1282,6 +1322,7 @@ int api_start(struct api **out, struct coord *c, const struct api_opts *o)
 				MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 				(unsigned)o->per_ip, MHD_OPTION_END);
 	if (!a->d) {
+		metrics_free(a->m);
 		free(a);
 		return err_sys(ERR_INFRA, "cannot listen on %s:%d", o->listen,
 			       o->port);
@@ -1303,5 +1344,6 @@ void api_stop(struct api *a)
 	if (!a)
 		return;
 	MHD_stop_daemon(a->d);
+	metrics_free(a->m);
 	free(a);
 }

@@ -1068,3 +1068,45 @@ int store_stats_load(struct store *s, struct regstats *out)
 	regstats_sort(out);
 	return 0;
 }
+
+/* --- counts for /metrics -------------------------------------------------- */
+
+/* "SELECT state, COUNT(*) ... GROUP BY state" into v[state]. */
+static int by_state(struct store *s, const char *sql, long long *v, int n)
+{
+	sqlite3_stmt *st = prep(s, sql, "");
+	int rc;
+
+	if (!st)
+		return ERR_INFRA;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int state = sqlite3_column_int(st, 0);
+
+		if (state >= 0 && state < n)
+			v[state] = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_err(s, "count");
+}
+
+int store_counts(struct store *s, struct store_counts *out)
+{
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = by_state(s, "SELECT state, COUNT(*) FROM jobs GROUP BY state",
+		      out->jobs, 6);
+	if (!rc)
+		rc = by_state(
+			s, "SELECT state, COUNT(*) FROM steps GROUP BY state",
+			out->steps, 4);
+	out->expired = count_of(s, "SELECT COALESCE(SUM(attempts), 0) "
+				   "FROM steps");
+	out->hooks_pending = count_of(s, "SELECT COUNT(*) FROM jobs WHERE "
+					 "hook_state = 'pending'");
+	out->workers = count_of(s, "SELECT COUNT(*) FROM workers");
+	if (!rc &&
+	    (out->expired < 0 || out->hooks_pending < 0 || out->workers < 0))
+		rc = db_err(s, "count");
+	return rc;
+}

@@ -194,6 +194,16 @@ int store_artifacts(struct store *s, long long step,
  * once (0 when another request counted it first; culprit NULL for a
  * job whose tree has no MAINTAINERS); and the table.
  */
+/* What the store holds now, for /metrics. */
+struct store_counts {
+	long long jobs[6];  /* by enum job_state */
+	long long steps[4]; /* by enum step_state */
+	long long expired;  /* leases that ran out, all steps together */
+	long long hooks_pending;
+	long long workers;
+};
+int store_counts(struct store *s, struct store_counts *out);
+
 struct regstats;
 struct store_stats_row {
 	const char *subsystem, *hex;
