@@ -350,6 +350,13 @@ static int probe(struct rel_state *st, struct release *r, int runs,
 						    "start it");
 			fprintf(stderr, "%s (%s): skip: %s\n", r->abi,
 				r->version, r->title);
+			json_array_append_new(
+				st->probes,
+				json_pack("{s:s, s:s, s:s, s:s, s:f}",
+					  "release", r->abi, "version",
+					  r->version, "verdict", "skip",
+					  "title", r->title, "seconds",
+					  b.seconds));
 			boot_result_release(&b);
 			continue;
 		}
@@ -669,7 +676,8 @@ static int run_engine(struct rel_state *st, struct release **cand, size_t n,
 			"nothing to bisect",
 			cand[0]->abi,
 			tries * (o->confidence > 0 ? 1 : (unsigned)o->runs));
-	while (!rc && total && !s) {
+	/* (a bad release that does not boot has ended it above) */
+	while (!rc && total) {
 		enum engine_state es = engine_next(e, &pick);
 
 		if (es == ENGINE_FOUND) {
@@ -900,7 +908,14 @@ int releases_bisect(const struct releases_opts *o_in, int *found)
 	if (!rc && o->manual) {
 		rc = run_manual(&st, cand, n, &culprit, &why);
 	} else if (!rc) {
-		rc = initramfs_write(st.initrd, o->recipe->init, o->test, NULL);
+		/* QEMU itself must be there: a kernel it cannot start is then
+		 * the release's fault (a skip), not the machine's */
+		if (!util_in_path(o->recipe->qemu))
+			rc = err_set(ERR_INFRA, "%s is not installed",
+				     o->recipe->qemu);
+		if (!rc)
+			rc = initramfs_write(st.initrd, o->recipe->init,
+					     o->test, NULL);
 		if (!rc)
 			rc = check_good(&st, &st.rels[gi]);
 		if (!rc)

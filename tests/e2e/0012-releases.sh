@@ -76,6 +76,50 @@ check "a package whose SHA256 is not APT's is fetched again" \
 expect_exit 2 "a flavour that is not a word" \
 	"$BISECTCTL" releases --flavour "cloud amd64" --good "$good" --bad "$bad"
 one_line_error "--flavour: 'cloud amd64' is not a flavour such as cloud-amd64"
+# A package that does not boot, built here and served with the real good
+# and bad packages from a local APT repository signed with a key of the
+# test's own (APT_CONFIG: the machine's APT state is not touched): its
+# release is skipped, and said so.
+apt=$SCRATCH/apt
+mkdir -p "$apt/repo" "$apt/state/lists/partial" "$apt/cache/archives/partial" \
+	"$apt/parts" "$apt/gnupg" "$apt/pkg/DEBIAN" "$apt/pkg/boot"
+chmod 700 "$apt/gnupg"
+touch "$apt/state/status"
+printf 'Package: linux-image-%s-%s\nVersion: 6.1.999-1\nArchitecture: amd64\nMaintainer: Tests <tests@example.org>\nDescription: a kernel that does not boot\n' \
+	"$last_good" "$flavour" > "$apt/pkg/DEBIAN/control"
+echo "not a kernel" > "$apt/pkg/boot/vmlinuz-$last_good-$flavour"
+dpkg-deb --root-owner-group --build "$apt/pkg" \
+	"$apt/repo/linux-image-$last_good-${flavour}_6.1.999-1_amd64.deb" > /dev/null
+cp "$BISECTD_CACHE"/releases/linux-image-"$good"-"$flavour"_*.deb \
+	"$BISECTD_CACHE"/releases/linux-image-"$bad"-"$flavour"_*.deb "$apt/repo/"
+(cd "$apt/repo" && dpkg-scanpackages -m . /dev/null > Packages 2> /dev/null &&
+	printf 'Origin: bisectd-tests\nLabel: bisectd-tests\nSuite: tests\nCodename: tests\nDate: %s\nArchitectures: amd64\nSHA256:\n %s %s Packages\n' \
+		"$(LC_ALL=C date -u '+%a, %d %b %Y %H:%M:%S UTC')" \
+		"$(sha256sum Packages | cut -d' ' -f1)" "$(wc -c < Packages)" > Release)
+GNUPGHOME=$apt/gnupg gpg -q --batch --passphrase '' \
+	--quick-gen-key "bisectd tests <tests@example.org>" ed25519 sign never 2> /dev/null
+GNUPGHOME=$apt/gnupg gpg -q --batch --export > "$apt/key.gpg"
+GNUPGHOME=$apt/gnupg gpg -q --batch --clearsign -o "$apt/repo/InRelease" "$apt/repo/Release"
+echo "deb [signed-by=$apt/key.gpg] file:$apt/repo ./" > "$apt/sources.list"
+printf '%s\n' "Dir::Etc::SourceList \"$apt/sources.list\";" \
+	"Dir::Etc::SourceParts \"$apt/parts\";" "Dir::State \"$apt/state\";" \
+	"Dir::State::status \"$apt/state/status\";" "Dir::Cache \"$apt/cache\";" \
+	'APT::Sandbox::User "root";' > "$apt/apt.conf"
+check "the local repository's signed index is read" \
+	'APT_CONFIG=$apt/apt.conf apt-get -q update > "$apt/update.log" 2>&1 &&
+	 [ "$(APT_CONFIG=$apt/apt.conf apt-cache pkgnames linux-image- | wc -l)" -eq 3 ]'
+APT_CONFIG=$apt/apt.conf
+export APT_CONFIG
+expect_exit 1 "a bisection whose last candidate does not boot is ambiguous" \
+	"$BISECTCTL" releases --flavour "$flavour" --good "$good" --bad "$bad" \
+	--test "$SCRATCH/test.sh" --json "$SCRATCH/nb.json" --out "$SCRATCH/nb"
+unset APT_CONFIG
+check "the release that does not boot is skipped and said so" \
+	grep -q "^$last_good (6.1.999-1): skip: does not boot: " "$SCRATCH/err"
+check "the result says why" \
+	jq_true "$SCRATCH/nb.json" '.result == "ambiguous" and (.reason | test("do not boot")) and ([.probes[] | select(.verdict == "skip")] | length) == 1'
+rm -f "$BISECTD_CACHE"/releases/*_6.1.999-1*
+
 # --manual: nothing booted; a script answers for the user, by the same
 # rule as the guest test
 rm -f "$BISECTD_CACHE/releases/manual-state.json"
