@@ -444,6 +444,7 @@ static char *next_recipe(const struct rel_state *st, const struct release *g)
 {
 	const struct recipe *r = st->o->recipe;
 	char *path = util_fmt("%s/last-good-release.recipe", st->o->out_dir);
+	char *init;
 	struct buf b;
 	const char *p;
 	size_t i;
@@ -461,6 +462,12 @@ static char *next_recipe(const struct rel_state *st, const struct release *g)
 		   st->o->flavour, g->version, g->deb);
 	for (i = 0; i < r->nfragments; i++)
 		buf_printf(&b, "fragment = %s\n", r->fragments[i]);
+	/* the boot recipe's init, by its absolute path: the default is
+	 * found beside the recipe file, which this one is not */
+	init = realpath(r->init, NULL);
+	if (init)
+		buf_printf(&b, "init = %s\n", init);
+	free(init);
 	for (p = r->text; *p;) {
 		size_t len = strcspn(p, "\n");
 

@@ -50,9 +50,15 @@ check "the bad release failed at least 3 times (to a confidence of 0.95)" \
 	jq_true "$j" "[.probes[] | select(.release == \"$bad\" and .verdict == \"bad\")] | length >= 3"
 check "the packages are kept in the cache by their file names" \
 	'ls "$BISECTD_CACHE"/releases/linux-image-"$first_bad"-"$flavour"_*.deb > /dev/null'
+r=$SCRATCH/run/last-good-release.recipe
 check "a recipe with the last good release's config for the next step" \
-	grep -q "^base = $BISECTD_CACHE/releases/linux-image-$last_good-${flavour}_" \
-	"$SCRATCH/run/last-good-release.recipe"
+	grep -q "^base = $BISECTD_CACHE/releases/linux-image-$last_good-${flavour}_" "$r"
+check "whose init and fragments are files that exist (not beside the recipe)" \
+	'grep -q "^init = /" "$r" &&
+	 for f in $(sed -n "s/^\(init\|fragment\) = //p" "$r"); do [ -f "$f" ] || exit 1; done'
+check "and whose base is a package that bisectctl config reads" \
+	'"$BISECTCTL" config "$(sed -n "s/^base = //p" "$r")" | grep -q "^CONFIG_VIRTIO_BLK="'
+
 
 expect_exit 2 "a release APT does not know" \
 	"$BISECTCTL" releases --flavour "$flavour" --good 6.1.0-9999 --bad "$bad" \
