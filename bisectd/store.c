@@ -1046,15 +1046,12 @@ int store_stats_load(struct store *s, struct regstats *out)
 				}
 				days = d;
 			}
+			/* in ascending order: the median so far */
 			days[ndays++] = sqlite3_column_double(st, 2);
 			sub->regressions++;
-			sub->median_days = ndays % 2 ? days[ndays / 2]
-						     : (days[ndays / 2 - 1] +
-							days[ndays / 2]) /
-							       2;
+			sub->median_days = regstats_median(days, ndays);
 		} else {
 			sub->commits = (unsigned)sqlite3_column_int64(st, 2);
-			ndays = 0;
 		}
 	}
 	if (!rc && r != SQLITE_DONE)

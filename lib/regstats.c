@@ -25,16 +25,55 @@ struct fix {
 	int stable;
 };
 
+/*
+ * Each MAINTAINERS section of a commit's files, once per commit, to fn:
+ * stamp[] holds, per section, the serial of the last commit that gave it.
+ */
+struct sections_walk {
+	struct maint_index *ix;
+	unsigned *stamp;
+	unsigned serial;
+	int (*fn)(size_t section, void *payload);
+	void *payload;
+};
+
+static int sections_file(const char *path, void *payload)
+{
+	struct sections_walk *w = payload;
+	size_t secs[64], n = maint_file_sections(w->ix, path, secs, 64), i;
+	int rc = 0;
+
+	for (i = 0; i < n && !rc; i++) {
+		if (w->stamp[secs[i]] == w->serial)
+			continue;
+		w->stamp[secs[i]] = w->serial;
+		rc = w->fn(secs[i], w->payload);
+	}
+	return rc;
+}
+
+static int commit_sections(struct gu_repo *r, struct sections_walk *w,
+			   const struct gu_oid *commit,
+			   int (*fn)(size_t section, void *payload),
+			   void *payload)
+{
+	w->serial++;
+	w->fn = fn;
+	w->payload = payload;
+	return gu_commit_paths(r, commit, sections_file, w);
+}
+
 struct acc {
 	struct gu_repo *repo;
-	struct maint_index *ix;
 	size_t nsec;
 	unsigned *commits, *regressions, *fixes, *stable;
 	double **days;
 	size_t *ndays;
-	unsigned *stamp; /* per section: the last walk item counted */
-	unsigned serial; /* that walk item */
-	int hit;	 /* a file of the current item had a section */
+	struct sections_walk sw;
+	/* the culprit being counted: its fixes, those for stable, the days
+	 * to the first, and how many sections it had */
+	unsigned cur_fixes, cur_stable, cur_sections;
+	double cur_days;
 	struct fix *fx;
 	size_t nfx, capfx;
 	/* the trailers of the commit being read */
@@ -49,26 +88,10 @@ static unsigned *counter(size_t n)
 	return calloc(n ? n : 1, sizeof(unsigned));
 }
 
-/* Count a file's sections once for the current item, in field. */
-static int each_file(const char *path, void *payload, unsigned *field)
+static int count_commit(size_t section, void *payload)
 {
-	struct acc *a = payload;
-	size_t secs[64], n, i;
-
-	n = maint_file_sections(a->ix, path, secs, 64);
-	a->hit |= n > 0;
-	for (i = 0; i < n; i++) {
-		if (a->stamp[secs[i]] == a->serial)
-			continue;
-		a->stamp[secs[i]] = a->serial;
-		field[secs[i]]++;
-	}
+	((struct acc *)payload)->commits[section]++;
 	return 0;
-}
-
-static int commit_file(const char *path, void *payload)
-{
-	return each_file(path, payload, ((struct acc *)payload)->commits);
 }
 
 static int is_stable_cc(const char *value)
@@ -119,8 +142,7 @@ static int each_commit(const struct gu_walk_commit *c, void *payload)
 
 	if (c->nparents <= 1) {
 		a->out->commits++;
-		a->serial++;
-		rc = gu_commit_paths(a->repo, &c->oid, commit_file, a);
+		rc = commit_sections(a->repo, &a->sw, &c->oid, count_commit, a);
 		if (rc)
 			return rc;
 	}
@@ -159,46 +181,45 @@ static int fix_order(const void *x, const void *y)
 	return a->when < b->when ? -1 : a->when > b->when;
 }
 
-static int culprit_file(const char *path, void *payload)
+/* The current culprit, a regression of one of its sections. */
+static int count_regression(size_t s, void *payload)
 {
-	return each_file(path, payload, ((struct acc *)payload)->regressions);
+	struct acc *a = payload;
+	double *d = realloc(a->days[s], (a->ndays[s] + 1) * sizeof(*d));
+
+	if (!d)
+		return err_set(ERR_NOMEM, "out of memory");
+	d[a->ndays[s]++] = a->cur_days;
+	a->days[s] = d;
+	a->regressions[s]++;
+	a->fixes[s] += a->cur_fixes;
+	a->stable[s] += a->cur_stable;
+	a->cur_sections++;
+	return 0;
 }
 
 /* One culprit and its fixes fx[0..n): a regression of its sections. */
 static int count_culprit(struct acc *a, const struct fix *fx, size_t n)
 {
 	long long authored;
-	unsigned nstable = 0;
-	size_t i, s;
-	double days;
+	size_t i;
 	int rc;
 
+	a->cur_fixes = (unsigned)n;
+	a->cur_stable = 0;
+	a->cur_sections = 0;
 	for (i = 0; i < n; i++)
-		nstable += fx[i].stable != 0;
+		a->cur_stable += fx[i].stable != 0;
 	rc = gu_author_time(a->repo, &fx[0].culprit, &authored);
 	if (rc)
 		return rc;
-	days = (double)(fx[0].when - authored) / 86400.0;
-	a->serial++;
-	a->hit = 0;
-	rc = gu_commit_paths(a->repo, &fx[0].culprit, culprit_file, a);
+	a->cur_days = (double)(fx[0].when - authored) / 86400.0;
+	rc = commit_sections(a->repo, &a->sw, &fx[0].culprit, count_regression,
+			     a);
 	if (rc)
 		return rc;
 	a->out->regressions++;
-	a->out->unassigned += !a->hit;
-	for (s = 0; s < a->nsec; s++) {
-		double *d;
-
-		if (a->stamp[s] != a->serial)
-			continue;
-		a->fixes[s] += (unsigned)n;
-		a->stable[s] += nstable;
-		d = realloc(a->days[s], (a->ndays[s] + 1) * sizeof(*d));
-		if (!d)
-			return err_set(ERR_NOMEM, "out of memory");
-		d[a->ndays[s]++] = days;
-		a->days[s] = d;
-	}
+	a->out->unassigned += !a->cur_sections;
 	return 0;
 }
 
@@ -234,7 +255,7 @@ static int collect_subs(struct acc *a)
 
 		if (!a->commits[s] && !a->regressions[s])
 			continue;
-		sub->name = strdup(maint_section_name(a->ix, s));
+		sub->name = strdup(maint_section_name(a->sw.ix, s));
 		if (!sub->name)
 			return err_set(ERR_NOMEM, "out of memory");
 		sub->regressions = a->regressions[s];
@@ -244,10 +265,7 @@ static int collect_subs(struct acc *a)
 		sub->median_days = -1;
 		if (n) {
 			qsort(a->days[s], n, sizeof(double), double_order);
-			sub->median_days = n % 2 ? a->days[s][n / 2]
-						 : (a->days[s][n / 2 - 1] +
-						    a->days[s][n / 2]) /
-							   2;
+			sub->median_days = regstats_median(a->days[s], n);
 		}
 		out->nsubs++;
 	}
@@ -255,15 +273,21 @@ static int collect_subs(struct acc *a)
 	return 0;
 }
 
+double regstats_median(const double *sorted, size_t n)
+{
+	if (!n)
+		return -1;
+	return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
 void regstats_sort(struct regstats *s)
 {
 	qsort(s->subs, s->nsubs, sizeof(*s->subs), sub_order);
 }
 
-/* The sections of commit's files, each once, to fn. */
+/* A bisection's commit: its sections, by name, to the caller's fn. */
 struct bisection_walk {
-	struct maint_index *ix;
-	unsigned char *seen; /* per section, for the current commit */
+	struct sections_walk sw;
 	const struct gu_oid *commit;
 	int kind;
 	int (*fn)(int kind, const char *section, const struct gu_oid *commit,
@@ -271,20 +295,12 @@ struct bisection_walk {
 	void *payload;
 };
 
-static int bisection_file(const char *path, void *payload)
+static int bisection_section(size_t section, void *payload)
 {
 	struct bisection_walk *w = payload;
-	size_t secs[64], n = maint_file_sections(w->ix, path, secs, 64), i;
-	int rc = 0;
 
-	for (i = 0; i < n && !rc; i++) {
-		if (w->seen[secs[i]])
-			continue;
-		w->seen[secs[i]] = 1;
-		rc = w->fn(w->kind, maint_section_name(w->ix, secs[i]),
-			   w->commit, w->payload);
-	}
-	return rc;
+	return w->fn(w->kind, maint_section_name(w->sw.ix, section), w->commit,
+		     w->payload);
 }
 
 static int bisection_commit(struct gu_repo *r, struct bisection_walk *w,
@@ -292,8 +308,22 @@ static int bisection_commit(struct gu_repo *r, struct bisection_walk *w,
 {
 	w->commit = commit;
 	w->kind = kind;
-	memset(w->seen, 0, maint_index_sections(w->ix) + 1);
-	return gu_commit_paths(r, commit, bisection_file, w);
+	return commit_sections(r, &w->sw, commit, bisection_section, w);
+}
+
+/* The MAINTAINERS file at a commit, indexed; ERR_NOTFOUND if none. */
+static int index_at(struct gu_repo *r, const struct gu_oid *at,
+		    struct maint_index **out)
+{
+	struct buf text;
+	int rc;
+
+	buf_init(&text, 64u << 20);
+	rc = gu_read_blob(r, at, "MAINTAINERS", &text);
+	if (!rc)
+		rc = maint_index_new(out, buf_str(&text));
+	buf_release(&text);
+	return rc;
 }
 
 int regstats_bisection(struct gu_repo *r, const struct gu_oid *bad,
@@ -305,19 +335,13 @@ int regstats_bisection(struct gu_repo *r, const struct gu_oid *bad,
 {
 	struct bisection_walk w = { .fn = fn, .payload = payload };
 	struct gu_graph g = { 0 };
-	struct buf text;
 	size_t i;
-	int rc;
+	int rc = index_at(r, bad, &w.sw.ix);
 
-	buf_init(&text, 64u << 20);
-	rc = gu_read_blob(r, bad, "MAINTAINERS", &text);
-	if (!rc)
-		rc = maint_index_new(&w.ix, buf_str(&text));
-	buf_release(&text);
 	if (rc)
 		return rc;
-	w.seen = malloc(maint_index_sections(w.ix) + 1);
-	if (!w.seen)
+	w.sw.stamp = counter(maint_index_sections(w.sw.ix));
+	if (!w.sw.stamp)
 		rc = err_set(ERR_NOMEM, "out of memory");
 	if (!rc)
 		rc = bisection_commit(r, &w, culprit, 'r');
@@ -333,8 +357,8 @@ int regstats_bisection(struct gu_repo *r, const struct gu_oid *bad,
 			rc = bisection_commit(r, &w, &g.oids[i], 'c');
 	}
 	gu_graph_release(&g);
-	free(w.seen);
-	maint_index_free(w.ix);
+	free(w.sw.stamp);
+	maint_index_free(w.sw.ix);
 	return rc;
 }
 
@@ -344,7 +368,6 @@ static int load_maintainers(struct acc *a, const char *range)
 	const char *dots = strstr(range, "..");
 	const char *end = dots ? (dots[2] ? dots + 2 : "HEAD") : range;
 	struct gu_oid oid;
-	struct buf text;
 	int rc;
 
 	if (dots && dots[2] == '.')
@@ -356,14 +379,10 @@ static int load_maintainers(struct acc *a, const char *range)
 	if (rc)
 		return rc;
 	gu_oid_hex(a->out->maintainers_at, &oid);
-	buf_init(&text, 64u << 20);
-	rc = gu_read_blob(a->repo, &oid, "MAINTAINERS", &text);
+	rc = index_at(a->repo, &oid, &a->sw.ix);
 	if (rc == ERR_NOTFOUND)
 		rc = err_set(ERR_INPUT, "there is no MAINTAINERS file at %s",
 			     end);
-	if (!rc)
-		rc = maint_index_new(&a->ix, buf_str(&text));
-	buf_release(&text);
 	return rc;
 }
 
@@ -382,16 +401,16 @@ int regstats_compute(struct regstats *out, struct gu_repo *r, const char *range)
 		return err_set(ERR_NOMEM, "out of memory");
 	rc = load_maintainers(&a, range);
 	if (!rc) {
-		a.nsec = maint_index_sections(a.ix);
+		a.nsec = maint_index_sections(a.sw.ix);
 		a.commits = counter(a.nsec);
 		a.regressions = counter(a.nsec);
 		a.fixes = counter(a.nsec);
 		a.stable = counter(a.nsec);
-		a.stamp = counter(a.nsec);
+		a.sw.stamp = counter(a.nsec);
 		a.days = calloc(a.nsec ? a.nsec : 1, sizeof(*a.days));
 		a.ndays = calloc(a.nsec ? a.nsec : 1, sizeof(*a.ndays));
 		if (!a.commits || !a.regressions || !a.fixes || !a.stable ||
-		    !a.stamp || !a.days || !a.ndays)
+		    !a.sw.stamp || !a.days || !a.ndays)
 			rc = err_set(ERR_NOMEM, "out of memory");
 	}
 	if (!rc)
@@ -415,9 +434,9 @@ int regstats_compute(struct regstats *out, struct gu_repo *r, const char *range)
 	free(a.regressions);
 	free(a.fixes);
 	free(a.stable);
-	free(a.stamp);
+	free(a.sw.stamp);
 	free(a.fx);
-	maint_index_free(a.ix);
+	maint_index_free(a.sw.ix);
 	if (rc)
 		regstats_release(out);
 	return rc;

@@ -59,6 +59,8 @@ int regstats_bisection(struct gu_repo *r, const struct gu_oid *bad,
 		       int (*fn)(int kind, const char *section,
 				 const struct gu_oid *commit, void *payload),
 		       void *payload);
+/* The median of n values in ascending order; -1 for none. */
+double regstats_median(const double *sorted, size_t n);
 /* Sort subs as regstats_compute() does: most regressions first. */
 void regstats_sort(struct regstats *s);
 
