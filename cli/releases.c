@@ -41,8 +41,8 @@ struct release {
 	char sha256[65];
 	char filename[256];		 /* in the archive's pool */
 	char *deb, *vmlinuz, *changelog; /* in the cache, once fetched */
-	unsigned fails, passes, skips, boots;
-	char *title; /* of the last failure */
+	unsigned boots;			 /* for the consoles' names */
+	char *title;			 /* of the last failure */
 };
 
 struct rel_state {
@@ -342,7 +342,6 @@ static int probe(struct rel_state *st, struct release *r, int runs,
 		r->boots++;
 		if (b.end == BOOT_NOT_STARTED) {
 			(*skips)++;
-			r->skips++;
 			free(r->title);
 			r->title = util_fmt("does not boot: %s",
 					    b.why ? b.why
@@ -370,8 +369,6 @@ static int probe(struct rel_state *st, struct release *r, int runs,
 
 			*fails += bad;
 			*passes += !bad;
-			r->fails += bad;
-			r->passes += !bad;
 			if (bad) {
 				free(r->title);
 				r->title = strdup(c.title);
