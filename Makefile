@@ -14,10 +14,11 @@ UNITDIR = $(PREFIX)/lib/systemd/system
 
 CC ?= cc
 # Each program links only the libraries it runs.
-PKGS_BISECTD = libgit2 jansson libmicrohttpd sqlite3 libcurl libcrypto
+PKGS_BISECTD = libgit2 jansson libmicrohttpd sqlite3 libcurl libcrypto \
+	libpcre2-8 gmime-3.0
 PKGS_WORKER = libgit2 libarchive jansson libcurl libcrypto libvirt gmime-3.0
 PKGS_CLI = libgit2 libarchive jansson sqlite3 libcurl libcrypto libvirt \
-	gmime-3.0
+	gmime-3.0 libpcre2-8
 PKGS = $(sort $(PKGS_BISECTD) $(PKGS_WORKER) $(PKGS_CLI))
 WARN = -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wvla -Wwrite-strings -fno-common
@@ -47,9 +48,9 @@ B = build
 # Debian packages: to build, and to build and boot kernels
 DEBS_BUILD = build-essential pkg-config libgit2-dev libarchive-dev \
 	libjansson-dev libcmocka-dev libmicrohttpd-dev libsqlite3-dev \
-	libcurl4-openssl-dev libssl-dev libvirt-dev libgmime-3.0-dev clang-format clang \
+	libcurl4-openssl-dev libssl-dev libvirt-dev libgmime-3.0-dev libpcre2-dev clang-format clang \
 	libclang-rt-14-dev
-DEBS_RUN = git jq curl iproute2 rsync chromium libvirt-daemon-system bubblewrap gnupg \
+DEBS_RUN = git jq curl iproute2 rsync chromium libvirt-daemon-system bubblewrap gnupg perl \
 	sbsigntool debootstrap e2fsprogs \
 	openssl rpm qemu-system-x86 busybox-static ccache bc bison flex \
 	libelf-dev libssl-dev cpio kmod xz-utils linux-source-6.1 \

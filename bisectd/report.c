@@ -15,7 +15,7 @@
 #include "error.h"
 #include "http.h"
 #include "digest.h"
-#include "maintainers.h"
+#include "maintrepo.h"
 #include "util.h"
 #include "report.h"
 
@@ -61,26 +61,24 @@ static int is_kernel_tree(const struct session *s, const struct gu_oid *at)
 }
 
 /*
- * Who a report goes to: in a kernel tree, the MAINTAINERS entries (at
- * the culprit) for the culprit's files, the lists and regressions@ on
- * Cc; in another repository, no one (the report is the tracker's).
- * Returns 1 for a kernel tree (whose report also carries the regzbot line).
+ * Who a report goes to: in a kernel tree, the people and lists that
+ * scripts/get_maintainer.pl names for the culprit's patch (MAINTAINERS
+ * as of the culprit), and the regressions list on Cc; in another
+ * repository, no one (the report is the tracker's).  Returns 1 for a
+ * kernel tree (whose report also carries the regzbot line).
  */
 static int recipients(const struct session *s, struct buf *to, struct buf *cc)
 {
-	struct gu_commit c;
-	struct buf text;
+	const char *l;
 
 	if (s->state != ENGINE_FOUND || !is_kernel_tree(s, &s->first_bad))
 		return 0;
-	if (gu_commit_info(&c, s->repo, &s->first_bad))
-		return 1;
-	buf_init(&text, 64u << 20);
-	gu_read_blob(s->repo, &s->first_bad, "MAINTAINERS", &text);
-	maint_recipients(buf_str(&text), (const char *const *)c.files, c.nfiles,
-			 to, cc);
-	buf_release(&text);
-	gu_commit_release(&c);
+	maint_commit_recipients(s->repo, &s->first_bad, to, cc);
+	for (l = buf_str(cc); *l; l += strcspn(l, "\n") + 1)
+		if (!strncmp(l, MAINT_REGRESSIONS "\n",
+			     strlen(MAINT_REGRESSIONS) + 1))
+			return 1;
+	buf_puts(cc, MAINT_REGRESSIONS "\n");
 	return 1;
 }
 

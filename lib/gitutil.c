@@ -683,6 +683,124 @@ int gu_lookup_prefix(struct gu_repo *r, const char *hex, struct gu_oid *out)
 	return 0;
 }
 
+int gu_commit_body(struct gu_repo *r, const struct gu_oid *oid, struct buf *out)
+{
+	git_commit *c;
+	const char *body;
+	int rc = 0;
+
+	if (git_commit_lookup(&c, r->repo, (const git_oid *)oid) < 0)
+		return git_fail(ERR_NOTFOUND, "cannot read a commit");
+	body = git_commit_body(c);
+	if (body)
+		rc = buf_puts(out, body);
+	git_commit_free(c);
+	return rc;
+}
+
+int gu_format_patch(struct gu_repo *r, const struct gu_oid *oid,
+		    struct buf *out)
+{
+	git_email_create_options opts;
+	git_commit *c;
+	git_buf b = GIT_BUF_INIT;
+	int rc;
+
+	/* GIT_EMAIL_CREATE_OPTIONS_INIT, spelled out: as format-patch */
+	memset(&opts, 0, sizeof(opts));
+	opts.version = GIT_EMAIL_CREATE_OPTIONS_VERSION;
+	opts.flags = GIT_EMAIL_CREATE_DEFAULT;
+	git_diff_options_init(&opts.diff_opts, GIT_DIFF_OPTIONS_VERSION);
+	opts.diff_opts.flags = GIT_DIFF_SHOW_BINARY;
+	git_diff_find_options_init(&opts.diff_find_opts,
+				   GIT_DIFF_FIND_OPTIONS_VERSION);
+	if (git_commit_lookup(&c, r->repo, (const git_oid *)oid) < 0)
+		return git_fail(ERR_NOTFOUND, "cannot read a commit");
+	if (git_email_create_from_commit(&b, c, &opts) < 0)
+		rc = git_fail(ERR_INPUT, "cannot write a commit as a patch");
+	else
+		rc = buf_put(out, b.ptr, b.size);
+	git_buf_dispose(&b);
+	git_commit_free(c);
+	return rc;
+}
+
+struct dirs_cb {
+	char **v;
+	size_t n, cap, bytes;
+};
+
+static int dirs_entry(const char *root, const git_tree_entry *e, void *payload)
+{
+	struct dirs_cb *d = payload;
+	size_t l = strlen(root) + strlen(git_tree_entry_name(e)) + 1;
+	char *s;
+
+	if (git_tree_entry_type(e) != GIT_OBJECT_TREE)
+		return 0;
+	if (d->n == d->cap) {
+		char **nv = realloc(d->v, (d->cap = d->cap ? 2 * d->cap : 256) *
+						  sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		d->v = nv;
+	}
+	s = malloc(l);
+	if (!s)
+		return -1;
+	snprintf(s, l, "%s%s", root, git_tree_entry_name(e));
+	d->v[d->n++] = s;
+	d->bytes += l;
+	return 0;
+}
+
+static int by_string(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int gu_tree_dirs(struct gu_repo *r, const struct gu_oid *commit, char ***out,
+		 size_t *n)
+{
+	struct dirs_cb d = { 0 };
+	git_commit *c = NULL;
+	git_tree *t = NULL;
+	char **all = NULL, *p;
+	size_t i;
+	int rc = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (git_commit_lookup(&c, r->repo, (const git_oid *)commit) < 0 ||
+	    git_commit_tree(&t, c) < 0)
+		rc = git_fail(ERR_INPUT, "cannot read commit");
+	else if (git_tree_walk(t, GIT_TREEWALK_PRE, dirs_entry, &d) < 0)
+		rc = git_fail(ERR_NOMEM, "cannot read a tree");
+	if (!rc) {
+		qsort(d.v, d.n, sizeof(*d.v), by_string);
+		all = malloc((d.n + 1) * sizeof(*all) + d.bytes);
+		if (!all)
+			rc = err_set(ERR_NOMEM, "out of memory");
+	}
+	if (!rc) {
+		p = (char *)(all + d.n + 1);
+		for (i = 0; i < d.n; i++) {
+			all[i] = p;
+			p = stpcpy(p, d.v[i]) + 1;
+		}
+		all[d.n] = NULL;
+		*out = all;
+		*n = d.n;
+	}
+	for (i = 0; i < d.n; i++)
+		free(d.v[i]);
+	free(d.v);
+	git_tree_free(t);
+	git_commit_free(c);
+	return rc;
+}
+
 int gu_author_time(struct gu_repo *r, const struct gu_oid *oid, long long *out)
 {
 	git_commit *c;

@@ -129,6 +129,19 @@ int gu_lookup_prefix(struct gu_repo *r, const char *hex, struct gu_oid *out);
 /* A commit's author time, in seconds since the epoch. */
 int gu_author_time(struct gu_repo *r, const struct gu_oid *oid, long long *out);
 
+/* A commit's message without its subject paragraph (git log's %b). */
+int gu_commit_body(struct gu_repo *r, const struct gu_oid *oid,
+		   struct buf *out);
+/* A commit as one mail of `git format-patch --stdout`. */
+int gu_format_patch(struct gu_repo *r, const struct gu_oid *oid,
+		    struct buf *out);
+/*
+ * The directories of a commit's tree ("arch", "arch/x86", ...), sorted
+ * by strcmp, in one allocation: free(*out) frees them all.
+ */
+int gu_tree_dirs(struct gu_repo *r, const struct gu_oid *commit, char ***out,
+		 size_t *n);
+
 /*
  * The trailers of a commit message ("Fixes: ...", "Cc: ...": its last
  * paragraph, as git interpret-trailers reads it); fn as for gu_walk.

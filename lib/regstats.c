@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "error.h"
+#include "maintrepo.h"
 #include "regstats.h"
 
 struct fix {
@@ -311,21 +312,6 @@ static int bisection_commit(struct gu_repo *r, struct bisection_walk *w,
 	return commit_sections(r, &w->sw, commit, bisection_section, w);
 }
 
-/* The MAINTAINERS file at a commit, indexed; ERR_NOTFOUND if none. */
-static int index_at(struct gu_repo *r, const struct gu_oid *at,
-		    struct maint_index **out)
-{
-	struct buf text;
-	int rc;
-
-	buf_init(&text, 64u << 20);
-	rc = gu_read_blob(r, at, "MAINTAINERS", &text);
-	if (!rc)
-		rc = maint_index_new(out, buf_str(&text));
-	buf_release(&text);
-	return rc;
-}
-
 int regstats_bisection(struct gu_repo *r, const struct gu_oid *bad,
 		       const struct gu_oid *goods, size_t ngoods,
 		       const struct gu_oid *culprit,
@@ -336,7 +322,7 @@ int regstats_bisection(struct gu_repo *r, const struct gu_oid *bad,
 	struct bisection_walk w = { .fn = fn, .payload = payload };
 	struct gu_graph g = { 0 };
 	size_t i;
-	int rc = index_at(r, bad, &w.sw.ix);
+	int rc = maint_index_at(r, bad, &w.sw.ix);
 
 	if (rc)
 		return rc;
@@ -379,7 +365,7 @@ static int load_maintainers(struct acc *a, const char *range)
 	if (rc)
 		return rc;
 	gu_oid_hex(a->out->maintainers_at, &oid);
-	rc = index_at(a->repo, &oid, &a->sw.ix);
+	rc = maint_index_at(a->repo, &oid, &a->sw.ix);
 	if (rc == ERR_NOTFOUND)
 		rc = err_set(ERR_INPUT, "there is no MAINTAINERS file at %s",
 			     end);
