@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -16,6 +17,7 @@
 #include "http.h"
 #include "digest.h"
 #include "maintrepo.h"
+#include "mbox.h"
 #include "util.h"
 #include "report.h"
 
@@ -445,21 +447,6 @@ int report_text(struct buf *b, const struct session *s,
 }
 
 /* "a, b, c" from one address per line. */
-static void joined(struct buf *b, const char *lines)
-{
-	int first = 1;
-
-	while (*lines) {
-		size_t l = strcspn(lines, "\n");
-
-		if (l)
-			buf_printf(b, "%s%.*s", first ? "" : ", ", (int)l,
-				   lines);
-		first = first && !l;
-		lines += l + (lines[l] != 0);
-	}
-}
-
 static void indented(struct buf *b, const char *text, const char *pad)
 {
 	while (*text) {
@@ -493,38 +480,29 @@ static void wrapped(struct buf *b, const char *text, size_t width)
 	buf_puts(b, "\n");
 }
 
-int report_mail(struct buf *b, const struct session *s,
+int report_mail(struct buf *out, const struct session *s,
 		const struct report_info *ri, const char *link_base)
 {
 	const struct step_result *cs = culprit_step(s);
 	struct gu_commit c;
-	struct buf to, cc;
+	struct buf to, cc, body, subject, *b = &body;
 	char hex[GU_HEXSZ + 1], bad[GU_HEXSZ + 1];
 	size_t i;
-	int kernel;
+	int kernel, rc;
 
 	if (ri->error_code || s->state != ENGINE_FOUND)
-		return report_text(b, s, ri);
+		return report_text(out, s, ri);
 	if (gu_commit_info(&c, s->repo, &s->first_bad))
 		return -1;
 	buf_init(&to, 1 << 20);
 	buf_init(&cc, 1 << 20);
+	buf_init(&body, 64u << 20);
+	buf_init(&subject, 1 << 20);
 	kernel = recipients(s, &to, &cc);
 	gu_oid_hex(hex, &s->first_bad);
 	gu_oid_hex(bad, &s->bad);
-	buf_printf(b, "Subject: [REGRESSION] %s (bisected to %.12s)\n",
+	buf_printf(&subject, "[REGRESSION] %s (bisected to %.12s)",
 		   cs && *cs->title ? cs->title : c.subject, hex);
-	if (*buf_str(&to)) { /* a header without an address is none */
-		buf_puts(b, "To: ");
-		joined(b, buf_str(&to));
-		buf_puts(b, "\n");
-	}
-	if (*buf_str(&cc)) {
-		buf_puts(b, "Cc: ");
-		joined(b, buf_str(&cc));
-		buf_puts(b, "\n");
-	}
-	buf_puts(b, "\n");
 	{
 		struct buf para;
 
@@ -595,10 +573,22 @@ int report_mail(struct buf *b, const struct session *s,
 	}
 	if (kernel)
 		buf_printf(b, "\n#regzbot introduced: %.12s\n", hex);
+	{
+		struct mail_out m = { .from = "bisectd <bisectd@localhost>",
+				      .to = buf_str(&to),
+				      .cc = buf_str(&cc),
+				      .subject = buf_str(&subject),
+				      .body = buf_str(&body),
+				      .date = (long long)time(NULL) };
+
+		rc = mail_write(out, &m);
+	}
+	buf_release(&subject);
+	buf_release(&body);
 	buf_release(&to);
 	buf_release(&cc);
 	gu_commit_release(&c);
-	return 0;
+	return rc;
 }
 
 /* --- jobs of the coordinator -------------------------------------------- */

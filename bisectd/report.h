@@ -35,9 +35,11 @@ int report_text(struct buf *out, const struct session *s,
 
 /*
  * The report as a mail to the culprit's maintainers, in the style of a
- * mailing-list bisection report: Subject, To (M: of MAINTAINERS at the
- * culprit for its files), Cc (their lists and regressions@), the
- * culprit, the failure, the steps, the bisect log, links under
+ * mailing-list bisection report, written with GMime (RFC 5322 headers,
+ * encoded words where a name or the subject needs them): Subject, To
+ * and Cc (in a kernel tree, the people and the lists that
+ * get_maintainer.pl names for the culprit's patch, and regressions@),
+ * the culprit, the failure, the steps, the bisect log, links under
  * link_base (may be NULL) and a "#regzbot introduced:" line.  A job that
  * did not find a culprit gets report_text() instead.
  */

@@ -1,6 +1,8 @@
 /*
- * Patch series from mail, read with GMime: its mbox parser splits the
- * mails, and a part's data wrapper undoes quoted-printable and base64.
+ * Mail with GMime: patch series read (its mbox parser splits the mails,
+ * and a part's data wrapper undoes quoted-printable and base64), and
+ * reports written (its message and address objects encode and fold the
+ * headers).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -9,6 +11,7 @@
 
 #include <gmime/gmime.h>
 
+#include "buf.h"
 #include "error.h"
 #include "gitutil.h"
 #include "mbox.h"
@@ -254,5 +257,56 @@ int mbox_apply_patches(struct gu_oid *out, struct gu_repo *r, const char *dir,
 	free(nm);
 	free(tx);
 	free(ln);
+	return rc;
+}
+
+/* --- writing ------------------------------------------------------------ */
+
+static void add_addresses(InternetAddressList *list, const char *lines)
+{
+	while (lines && *lines) {
+		size_t l = strcspn(lines, "\n");
+		char *one = g_strndup(lines, l);
+		InternetAddressList *parsed =
+			internet_address_list_parse(NULL, one);
+
+		if (parsed) {
+			internet_address_list_append(list, parsed);
+			g_object_unref(parsed);
+		}
+		g_free(one);
+		lines += l + (lines[l] != 0);
+	}
+}
+
+int mail_write(struct buf *out, const struct mail_out *m)
+{
+	GMimeMessage *msg;
+	GMimeTextPart *part;
+	GDateTime *date;
+	char *text;
+	int rc;
+
+	pthread_once(&once, init);
+	msg = g_mime_message_new(TRUE);
+	add_addresses(g_mime_message_get_from(msg), m->from);
+	add_addresses(g_mime_message_get_to(msg), m->to);
+	add_addresses(g_mime_message_get_cc(msg), m->cc);
+	g_mime_message_set_subject(msg, m->subject, "utf-8");
+	date = g_date_time_new_from_unix_utc(m->date);
+	g_mime_message_set_date(msg, date);
+	g_date_time_unref(date);
+	part = g_mime_text_part_new_with_subtype("plain");
+	g_mime_text_part_set_text(part, m->body);
+	g_mime_part_set_content_encoding(
+		GMIME_PART(part),
+		g_mime_part_get_best_content_encoding(
+			GMIME_PART(part), GMIME_ENCODING_CONSTRAINT_8BIT));
+	g_mime_message_set_mime_part(msg, GMIME_OBJECT(part));
+	g_object_unref(part);
+	text = g_mime_object_to_string(GMIME_OBJECT(msg), NULL);
+	rc = text ? buf_puts(out, text) : err_set(ERR_NOMEM, "out of memory");
+	g_free(text);
+	g_object_unref(msg);
 	return rc;
 }

@@ -1,7 +1,7 @@
 /*
- * Patch series from mail: an mbox (git format-patch --stdout, a list
- * archive) split into its patches, in their [PATCH n/m] order.  The only
- * file that calls GMime.
+ * Mail: patch series read from an mbox (git format-patch --stdout, a list
+ * archive) split into its patches, in their [PATCH n/m] order; and mail
+ * written.  The only file that calls GMime.
  */
 #ifndef BISECTD_MBOX_H
 #define BISECTD_MBOX_H
@@ -43,5 +43,27 @@ int mbox_apply_patches(struct gu_oid *out, struct gu_repo *r, const char *dir,
 		       const char *const *texts, const size_t *lens, size_t n,
 		       char ***applied, size_t *napplied);
 void mbox_names_release(char **names, size_t n);
+
+/*
+ * A mail to write: from, to and cc hold one address per line
+ * ("Name <address>", quoted where RFC 5322 wants it; to and cc may be
+ * empty), the rest UTF-8 text.
+ */
+struct mail_out {
+	const char *from, *to, *cc;
+	const char *subject;
+	const char *body;
+	long long date; /* seconds since the epoch */
+};
+
+/*
+ * The mail as RFC 5322 and MIME want it, appended to out: names and a
+ * subject with other than ASCII letters as RFC 2047 encoded words, long
+ * headers folded, the body as text/plain in UTF-8 (8bit, readable as it
+ * is; quoted-printable only for a line too long for SMTP).  An address
+ * that does not parse is left out.
+ */
+struct buf;
+int mail_write(struct buf *out, const struct mail_out *m);
 
 #endif

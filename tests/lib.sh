@@ -91,6 +91,12 @@ done_testing() {
 	[ "$test_failed" -eq 0 ] || { echo "# $test_failed failed"; exit 1; }
 	exit 0
 }
+# mail_headers MAIL: its header section with each folded header on one line
+mail_headers() {
+	sed -n '1,/^$/p' "$1" |
+		awk '/^[ \t]/ { sub(/^[ \t]+/, " "); h = h $0; next }
+		     { if (h != "") print h; h = $0 } END { print h }'
+}
 # jq_true FILE EXPR: the JSON in FILE satisfies EXPR
 jq_true() { jq -e "$2" "$1" >/dev/null; }
 # matches STRING REGEX: expr(1)'s anchored match

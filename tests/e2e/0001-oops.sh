@@ -9,10 +9,11 @@ mail=$SCRATCH/oops/report.mail
 short=$(echo "$CULPRIT" | cut -c1-12)
 check "the mail report names the culprit for regzbot" \
 	grep -q "^#regzbot introduced: $short$" "$mail"
+mail_headers "$mail" > "$SCRATCH/headers"
 check "its recipients come from MAINTAINERS (LKML for THE REST) and regressions@" \
-	grep -q "^Cc: .*linux-kernel@vger.kernel.org.*regressions@lists.linux.dev" "$mail"
+	grep -q "^Cc: .*linux-kernel@vger.kernel.org.*regressions@lists.linux.dev" "$SCRATCH/headers"
 check "its subject is the crash" \
-	grep -q "^Subject: \[REGRESSION\] BUG: kernel NULL pointer dereference in reboot_defaults_init (bisected to $short)" "$mail"
+	grep -q "^Subject: \[REGRESSION\] BUG: kernel NULL pointer dereference in reboot_defaults_init (bisected to $short)" "$SCRATCH/headers"
 check "the JSON report carries the same recipients" \
 	jq_true "$SCRATCH/oops.json" '(.recipients.cc | index("regressions@lists.linux.dev")) != null and (.regzbot | startswith("#regzbot introduced: "))'
 

@@ -78,8 +78,12 @@ krepo=$SCRATCH/krepo
 git init -q "$krepo"
 printf 'mainmenu "Linux/$(ARCH) $(KERNELVERSION) Kernel Configuration"\n' \
 	> "$krepo/Kconfig"
-printf 'CRASHME DRIVER\nM:\tAda Maintainer <ada@example.org>\nL:\tcrashme@example.org\nS:\tMaintained\nF:\tdrivers/crashme.c\n' \
+# a name with a comma, one with non-ASCII letters, an address that
+# .mailmap maps, and a list for subscribers only
+printf 'CRASHME DRIVER\nM:\tMaintainer, Ada <ada@old.example.org>\nM:\tZo\303\253 \303\234nal <zoe@example.org>\nL:\tcrashme@example.org\nL:\tsecret@example.org (subscribers-only)\nS:\tMaintained\nF:\tdrivers/crashme.c\n' \
 	> "$krepo/MAINTAINERS"
+printf 'Maintainer, Ada <ada@example.org> <ada@old.example.org>\n' \
+	> "$krepo/.mailmap"
 git -C "$krepo" add -A
 git -C "$krepo" -c user.name=t -c user.email=t@example.org commit -q -m base
 kgood=$(git -C "$krepo" rev-parse HEAD)
@@ -92,10 +96,17 @@ kbad=$(git -C "$krepo" rev-parse HEAD)
 kid=$(submit "$(bisect_job "$krepo" "$kgood" "$kbad" 'test ! -f regression')")
 check "a bisection in a kernel-shaped tree ends" wait_job "$kid" 60
 api GET "jobs/$kid/report.txt" > /dev/null
-check "its report goes to the section's maintainer and lists, and regressions@" \
-	'grep -q "^To: Ada Maintainer <ada@example.org>$" "$SCRATCH/body" &&
-	 grep -q "^Cc: crashme@example.org, regressions@lists.linux.dev$" "$SCRATCH/body" &&
+mail_headers "$SCRATCH/body" > "$SCRATCH/headers"
+check "its report goes to the section's maintainers and list, and regressions@" \
+	'grep -q "^To: \"Maintainer, Ada\" <ada@example.org>, =?[^?]*?[bBqQ]?[^ ]*?= <zoe@example.org>$" "$SCRATCH/headers" &&
+	 grep -q "^Cc: crashme@example.org, regressions@lists.linux.dev$" "$SCRATCH/headers" &&
 	 grep -q "^#regzbot introduced: $(echo "$kbad" | cut -c1-12)$" "$SCRATCH/body"'
+check "a mail any mail system takes: From, Date, MIME, and headers in ASCII" \
+	'grep -q "^From: bisectd <bisectd@localhost>$" "$SCRATCH/headers" &&
+	 grep -q "^Date: " "$SCRATCH/headers" &&
+	 grep -q "^MIME-Version: 1.0$" "$SCRATCH/headers" &&
+	 grep -q "^Content-Type: text/plain" "$SCRATCH/headers" &&
+	 ! LC_ALL=C grep -q "[^ -~]" "$SCRATCH/headers"'
 wait_job "$id" 5 # $SCRATCH/job: the first job again, for what follows
 check "the webhook was retried and delivered" \
 	wait_for "$SCRATCH/hooks/hook-1.json" "\"culprit\":\"$CULPRIT\"" 30
@@ -250,7 +261,7 @@ new=$(find "$SCRATCH" -newer "$SCRATCH/marker" -type f | grep -v -e "^$STATE/" \
 	-e "^$SCRATCH/big$" -e "^$SCRATCH/hooks/" -e "^$SCRATCH/hooks.port$" \
 	-e "^$SCRATCH/bisect.log$" -e "^$SCRATCH/replay$" -e '\.log$' \
 	-e "^$SCRATCH/report.txt$" -e "^$SCRATCH/remote.json$" -e "^$SCRATCH/krepo/" \
-	-e "^$SCRATCH/out$" -e "^$SCRATCH/err$" \
+	-e "^$SCRATCH/out$" -e "^$SCRATCH/err$" -e "^$SCRATCH/headers$" \
 	-e "^$BISECTD_CACHE/" -e "^$repo/")
 check "nothing written outside the state directory${new:+: $new}" [ -z "$new" ]
 done_testing
