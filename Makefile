@@ -207,6 +207,7 @@ bench: deps
 	tests/bench.sh
 	tests/bench-coord.sh
 	tests/bench-stats.sh
+	tests/bench-ccache.sh
 	tests/bench-package.sh
 	tests/bench-titles.sh $(TITLE_CORPUS)
 

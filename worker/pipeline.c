@@ -80,6 +80,25 @@ static char *ccache_dir_env(void)
 	return s;
 }
 
+/*
+ * CCACHE_BASEDIR: the directory that holds both src and build, so that
+ * the compiler sees paths relative to the build directory
+ * ("../src/kernel/fork.c") and two work directories of the same tree
+ * and config share their cache entries.  NULL when the environment
+ * already names one.
+ */
+static char *ccache_basedir_env(const char *src, const char *build)
+{
+	size_t i = 0, last = 0;
+
+	if (getenv("CCACHE_BASEDIR"))
+		return NULL;
+	for (; src[i] && src[i] == build[i]; i++)
+		if (src[i] == '/')
+			last = i;
+	return util_fmt("CCACHE_BASEDIR=%.*s", last ? (int)last : 1, src);
+}
+
 /* Run make in src with O=build; 0 when it succeeded. */
 static int make_env(const struct step_spec *s, const char *src,
 		    const char *build, const char *targets, const char *log,
@@ -98,19 +117,29 @@ static int make_env(const struct step_spec *s, const char *src,
 						 s->build_timestamp)
 				      : NULL;
 	char jobs[32], *t = strdup(targets), *tok, *save = NULL;
-	char *ccenv = ccache_dir_env();
-	const char *env[] = { ccenv ? ccenv : extra_env,
-			      ccenv ? extra_env : NULL, NULL };
+	char *ccenv = ccache_dir_env(),
+	     *basedir = ccache_basedir_env(src, build);
+	const char *env[4] = { NULL };
 	struct live l = { "building", s->live };
 	struct proc_opts opts = { .log_path = log,
 				  .append = 1,
-				  .env = ccenv || extra_env ? env : NULL,
+				  .env = env,
 				  .tick = live_tick,
 				  .payload = &l };
 	size_t n = 0;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int rc;
 
+	{
+		const char *all[] = { ccenv, basedir, extra_env };
+		size_t k, ne = 0;
+
+		for (k = 0; k < 3; k++)
+			if (all[k])
+				env[ne++] = all[k];
+		if (!ne)
+			opts.env = NULL;
+	}
 	snprintf(jobs, sizeof(jobs), "-j%ld", ncpu > 0 ? ncpu : 1);
 	if (s->sandbox && (rc = sandbox_argv(argv, &n, s->work_dir)))
 		goto out;
@@ -145,6 +174,7 @@ out:
 	free(ts);
 	free(t);
 	free(ccenv);
+	free(basedir);
 	return rc;
 }
 
