@@ -1895,6 +1895,42 @@ static int valid_word(const char *s, const char *chars, size_t max)
 	return n > 0 && n <= max && strspn(s, chars) == n;
 }
 
+/* releases --repo: the commit-level bisection, as bisectctl bisect. */
+static int releases_commits(const struct releases_opts *o, const char *good,
+			    const char *bad, const char *recipe,
+			    const char *json, const char *out_dir)
+{
+	char conf[32];
+	const char *argv[24];
+	int argc = 0;
+
+	argv[argc++] = "bisect";
+	argv[argc++] = "--repo";
+	argv[argc++] = o->repo;
+	argv[argc++] = "--good";
+	argv[argc++] = good;
+	argv[argc++] = "--bad";
+	argv[argc++] = bad;
+	argv[argc++] = "--recipe";
+	argv[argc++] = recipe;
+	argv[argc++] = "--json";
+	argv[argc++] = json;
+	argv[argc++] = "--out";
+	argv[argc++] = out_dir;
+	if (o->test) {
+		argv[argc++] = "--test";
+		argv[argc++] = o->test;
+	}
+	if (o->confidence > 0) {
+		snprintf(conf, sizeof(conf), "%g", o->confidence);
+		argv[argc++] = "--confidence";
+		argv[argc++] = conf;
+	}
+	argv[argc] = NULL;
+	optind = 0; /* getopt starts over for the command's own options */
+	return cmd_bisect(argc, (char **)argv);
+}
+
 /*
  * Bisect Debian's released kernels of one flavour: fetched with APT,
  * booted in QEMU.
@@ -1913,9 +1949,13 @@ static int cmd_releases(int argc, char **argv)
 		{ "confidence", required_argument, NULL, 'p' },
 		{ "manual", no_argument, NULL, 'm' },
 		{ "continue", required_argument, NULL, 'C' },
+		{ "repo", required_argument, NULL, 'r' },
+		{ "commit-recipe", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct releases_opts ro = { .runs = 1, .confidence = 0.95 };
+	struct releases_opts ro = { .runs = 1,
+				    .confidence = 0.95,
+				    .bisect_commits = releases_commits };
 	const char *recipe_name = "debian-cloud-amd64", *out = NULL;
 	struct recipe recipe;
 	char *end, *dir = NULL, *cache = NULL, *test = NULL;
@@ -1958,6 +1998,12 @@ static int cmd_releases(int argc, char **argv)
 						   "a probability below 1",
 						   optarg);
 			break;
+		case 'r':
+			ro.repo = optarg;
+			break;
+		case 'R':
+			ro.commit_recipe = optarg;
+			break;
 		default:
 			return usage_error("bad option for releases");
 		case 'm':
@@ -1984,6 +2030,19 @@ static int cmd_releases(int argc, char **argv)
 			"releases needs --flavour, --good and --bad");
 	if (ro.manual && ro.test)
 		return usage_error("--manual boots nothing: no --test");
+	if ((ro.manual || ro.continue_verdict) && ro.repo)
+		return usage_error("--manual boots nothing: no --repo");
+	if (ro.commit_recipe && !ro.repo)
+		return usage_error("--commit-recipe is for the commits of "
+				   "--repo");
+	if (ro.repo) {
+		struct gu_repo *r;
+
+		rc = gu_open(&r, ro.repo);
+		if (rc)
+			return fail(rc);
+		gu_close(r);
+	}
 	if (!ro.continue_verdict &&
 	    !valid_word(ro.flavour, "abcdefghijklmnopqrstuvwxyz0123456789-",
 			32))
@@ -2126,7 +2185,7 @@ static const struct command {
 	{ "releases", cmd_releases,
 	  "releases --flavour FLAVOUR --good ABI --bad ABI [--test SCRIPT]\n"
 	  "      [--runs N] [--confidence P] [--recipe NAME] [--json FILE]\n"
-	  "      [--out DIR] [--manual]\n"
+	  "      [--out DIR] [--repo DIR [--commit-recipe NAME]] [--manual]\n"
 	  "  bisectctl releases --continue good|bad|skip\n"
 	  "      Bisect Debian's released kernels (linux-image-ABI-FLAVOUR,\n"
 	  "      e.g. --flavour cloud-amd64 --good 6.1.0-47 --bad 6.1.0-57)\n"
@@ -2136,8 +2195,12 @@ static const struct command {
 	  "      debian-cloud-amd64) and --test in the guest.  Prints the\n"
 	  "      last good and first bad releases, their Debian and\n"
 	  "      upstream versions, the changelog entries between them\n"
-	  "      and the commit-level bisection to run next.  Exit 0\n"
-	  "      found, 1 ambiguous, 2 bad input, 3 infrastructure.\n"
+	  "      and the commit-level bisection to run next; with\n"
+	  "      --repo (a linux-stable clone with the upstream tags)\n"
+	  "      it runs that bisection too, between the two releases'\n"
+	  "      tags, with --commit-recipe or else the last good\n"
+	  "      release's config and the same --test.  Exit 0 found,\n"
+	  "      1 ambiguous, 2 bad input, 3 infrastructure.\n"
 	  "      --manual boots nothing, for hardware QEMU cannot stand\n"
 	  "      in for: it says which release to install, and each\n"
 	  "      later 'bisectctl releases --continue good|bad|skip'\n"

@@ -515,20 +515,55 @@ static void put_release(json_t *o, const char *prefix, const struct release *r)
 	}
 }
 
+/*
+ * The commit-level bisection between the two upstream tags, by the
+ * bisect command; its result goes into o as "commit_level".  Returns
+ * bisect's exit status, or -1 when it could not run.
+ */
+static int commit_level(struct rel_state *st, const struct release *good,
+			const struct release *bad, const char *recipe,
+			json_t *o)
+{
+	const struct releases_opts *ro = st->o;
+	char *g = util_fmt("v%s", good->upstream),
+	     *b = util_fmt("v%s", bad->upstream),
+	     *json = util_fmt("%s/commit-level.json", ro->out_dir),
+	     *out = util_fmt("%s/commit-level", ro->out_dir);
+	int status = -1;
+
+	if (g && b && json && out) {
+		printf("bisecting the commits from %s to %s in %s with %s\n", g,
+		       b, ro->repo, recipe);
+		fflush(stdout);
+		status = ro->bisect_commits(ro, g, b, recipe, json, out);
+	}
+	if (status >= 0) {
+		json_t *r = json_load_file(json, 0, NULL);
+
+		json_object_set_new(o, "commit_level",
+				    r ? r : json_pack("{s:i}", "exit", status));
+	}
+	free(g);
+	free(b);
+	free(json);
+	free(out);
+	return status;
+}
+
 /* The result on the terminal and as JSON. */
 static int report(struct rel_state *st, const struct release *bad,
-		  const struct release *good, int found, double confidence,
+		  const struct release *good, int *found, double confidence,
 		  const char *why)
 {
 	json_t *o = json_object(), *ch = NULL;
 	char *recipe = NULL, *next = NULL;
-	int rc = 0;
+	int rc = 0, status = 0;
 
 	json_object_set_new(o, "flavour", json_string(st->o->flavour));
 	json_object_set_new(o, "result",
-			    json_string(found ? "found" : "ambiguous"));
+			    json_string(*found ? "found" : "ambiguous"));
 	json_object_set_new(o, "probes", json_incref(st->probes));
-	if (!found) {
+	if (!*found) {
 		printf("no first bad release: %s\n", why);
 		json_object_set_new(o, "reason", json_string(why));
 	} else {
@@ -562,7 +597,13 @@ static int report(struct rel_state *st, const struct release *bad,
 					good->upstream, bad->upstream, recipe,
 					st->o->test ? " --test " : "",
 					st->o->test ? st->o->test : "");
-		if (next) {
+		if (next && st->o->repo && st->o->bisect_commits) {
+			status = commit_level(st, good, bad,
+					      st->o->commit_recipe
+						      ? st->o->commit_recipe
+						      : recipe,
+					      o);
+		} else if (next) {
 			printf("next: bisect the commits between the two "
 			       "upstream versions in a linux-stable clone, "
 			       "with the last good release's config:\n  %s\n",
@@ -590,6 +631,12 @@ static int report(struct rel_state *st, const struct release *bad,
 	json_decref(o);
 	free(recipe);
 	free(next);
+	/* the commit level decides: ambiguous there is ambiguous */
+	if (!rc && status == 1)
+		*found = 0;
+	else if (!rc && (status < 0 || status > 1))
+		rc = err_set(status == 2 ? ERR_INPUT : ERR_INFRA,
+			     "the commit-level bisection failed (see above)");
 	return rc;
 }
 
@@ -938,12 +985,14 @@ int releases_bisect(const struct releases_opts *o_in, int *found)
 		rc = fetch(&st, good);
 		if (!rc)
 			rc = fetch(&st, cand[culprit]);
+		*found = 1;
 		if (!rc)
-			rc = report(&st, cand[culprit], good, 1, confidence,
+			rc = report(&st, cand[culprit], good, found, confidence,
 				    why);
-		*found = !rc;
+		if (rc)
+			*found = 0;
 	} else if (!rc) {
-		rc = report(&st, NULL, NULL, 0, 0, why);
+		rc = report(&st, NULL, NULL, found, 0, why);
 	}
 	for (i = 0; i < st.nrels; i++) {
 		free(st.rels[i].deb);

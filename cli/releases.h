@@ -25,11 +25,25 @@ struct releases_opts {
 	 * a later run, which takes the rest from the saved state */
 	int manual;
 	const char *continue_verdict;
+	/*
+	 * repo: a linux-stable clone with the upstream tags; when the two
+	 * releases are different upstream versions, the commits between
+	 * their tags are bisected next by bisect_commits (the bisect
+	 * command), with commit_recipe or else a recipe of the last good
+	 * release's config.  It returns bisect's exit status and writes its
+	 * JSON result to json.
+	 */
+	const char *repo;
+	const char *commit_recipe;
+	int (*bisect_commits)(const struct releases_opts *o, const char *good,
+			      const char *bad, const char *recipe,
+			      const char *json, const char *out_dir);
 };
 
 /*
  * Bisect; *found is 1 when a first bad release was found or (manual)
- * the next verdict is awaited, 0 when the result is ambiguous.  ERR_INPUT for a
+ * the next verdict is awaited, 0 when the result is ambiguous (at the
+ * release or, with a repository, at the commit level).  ERR_INPUT for a
  * release APT does not know of (the message lists those it knows), and
  * for a --continue with no manual bisection in progress.
  */

@@ -154,6 +154,57 @@ expect_exit 2 "--continue with a verdict that is not one" \
 	"$BISECTCTL" releases --continue maybe
 one_line_error "--continue takes good, bad or skip, not 'maybe'"
 
+# --repo: the newest pair of consecutive releases among the four whose
+# upstream versions differ, a guest test failing from the second of them
+# on, and a generated history between tags of those two versions whose
+# planted change fails the same test; the commit level runs with the
+# tiny recipe
+upstream() { version "$1" | sed 's/-[^-]*$//'; }
+lg="" fb="" prev=""
+for a in $abis; do
+	if [ -n "$prev" ] && [ "$(upstream "$prev")" != "$(upstream "$a")" ]; then
+		lg=$prev fb=$a
+	fi
+	prev=$a
+done
+if [ -z "$fb" ]; then
+	skip_rest "the newest four releases are one upstream version"
+else
+	cat > "$SCRATCH/both.sh" <<GUEST
+#!/bin/sh
+# a release: good before $fb; a commit: /proc/version as Linux's
+case \$(uname -r) in
+*-$flavour) [ "\$(uname -r | cut -d- -f2)" -lt $(n "$fb") ] ;;
+*) cat /proc/version; grep -q '^Linux version ' /proc/version ;;
+esac
+GUEST
+	chmod +x "$SCRATCH/both.sh"
+	eval "$("$TOP/build/tests/fixtures/kernel-history" --kind test --seed 12 --commits 100)"
+	# (at one path in the cache, so that its work directory is reused)
+	stable=$BISECTD_CACHE/releases-test-stable.git
+	rm -rf "$stable"
+	git init -q --bare "$stable"
+	echo "$REPO/objects" > "$stable/objects/info/alternates"
+	git -C "$stable" update-ref "refs/tags/v$(upstream "$lg")" \
+		"$(git -C "$REPO" rev-parse "$GOOD^{commit}")"
+	git -C "$stable" update-ref "refs/tags/v$(upstream "$fb")" "$BAD"
+	expect_exit 0 "releases with --repo: $lg..$fb, then the commits between v$(upstream "$lg") and v$(upstream "$fb")" \
+		"$BISECTCTL" releases --flavour "$flavour" --good "$good" --bad "$bad" \
+		--test "$SCRATCH/both.sh" --repo "$stable" --commit-recipe tiny \
+		--json "$SCRATCH/two.json" --out "$SCRATCH/two"
+	check "the release level: $fb after $lg" \
+		jq_true "$SCRATCH/two.json" ".first_bad_release == \"$fb\" and .last_good_release == \"$lg\""
+	check "the commit level: the planted commit, in the same result" \
+		jq_true "$SCRATCH/two.json" ".commit_level.result == \"found\" and .commit_level.first_bad == \"$CULPRIT\""
+	check "the terminal shows both levels" \
+		'grep -q "^first bad release: $fb, " "$SCRATCH/out" &&
+		 grep -q "first bad commit: $CULPRIT" "$SCRATCH/out"'
+	expect_exit 2 "--repo that is not a repository" \
+		"$BISECTCTL" releases --flavour "$flavour" --good "$good" --bad "$bad" \
+		--repo "$SCRATCH/nothing"
+	one_line_error "cannot open repository '$SCRATCH/nothing'"
+fi
+
 expect_exit 0 "bisectctl releases --help" "$BISECTCTL" releases --help
 check "prints its usage" grep -q "^usage: bisectctl releases " "$SCRATCH/out"
 done_testing
