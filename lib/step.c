@@ -132,9 +132,35 @@ void step_result_release(struct step_result *st)
 	free(st->config_path);
 	free(st->config_notes);
 	free(st->run_results);
+	free(st->patches);
 	st->title = st->excerpt = st->console_log = st->build_log = NULL;
 	st->log = st->config_path = st->config_notes = NULL;
-	st->run_results = NULL;
+	st->run_results = st->patches = NULL;
+}
+
+int step_result_set_patches(struct step_result *st, const char *const *names,
+			    size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a && i < n; i++)
+		json_array_append_new(a, json_string(names[i]));
+	free(st->patches);
+	st->patches = a ? json_dumps(a, JSON_COMPACT) : NULL;
+	json_decref(a);
+	return st->patches ? 0 : err_set(ERR_NOMEM, "out of memory");
+}
+
+/* An array kept as JSON text (NULL: none) into o under key. */
+static void put_array(json_t *o, const char *key, const char *text)
+{
+	json_t *r = text ? json_loads(text, 0, NULL) : NULL;
+
+	if (json_is_array(r))
+		json_object_set_new(o, key, r);
+	else
+		json_decref(r);
 }
 
 json_t *step_result_json(const struct step_result *st)
@@ -184,14 +210,8 @@ json_t *step_result_json(const struct step_result *st)
 	if (*st->image_sha256)
 		json_object_set_new(o, "image_sha256",
 				    json_string(st->image_sha256));
-	if (st->run_results) {
-		json_t *r = json_loads(st->run_results, 0, NULL);
-
-		if (json_is_array(r))
-			json_object_set_new(o, "run_results", r);
-		else
-			json_decref(r);
-	}
+	put_array(o, "run_results", st->run_results);
+	put_array(o, "patches", st->patches);
 	if (st->abort)
 		json_object_set_new(o, "abort", json_true());
 	if (st->worker)
@@ -295,6 +315,9 @@ int step_result_parse(struct step_result *st, const char *json)
 	v = json_object_get(o, "run_results");
 	if (json_is_array(v))
 		st->run_results = json_dumps(v, JSON_COMPACT);
+	v = json_object_get(o, "patches");
+	if (json_is_array(v))
+		st->patches = json_dumps(v, JSON_COMPACT);
 	v = json_object_get(o, "image_sha256");
 	if (json_is_string(v) && strlen(json_string_value(v)) == 64)
 		memcpy(st->image_sha256, json_string_value(v), 65);

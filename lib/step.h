@@ -63,6 +63,9 @@ struct step_result {
 	int build_cached;  /* the image came from the kernel cache */
 	char image_sha256[65]; /* of the booted kernel image, or "" */
 	char *run_results; /* each run's verdict and title (JSON), or NULL */
+	/* a build's patches as applied, by name (a mail by its subject),
+	 * as a JSON array, or NULL */
+	char *patches;
 	/* cached: the commit whose step ran last on this key ("" if none) */
 	char cached_from[GU_HEXSZ + 1];
 };
@@ -74,6 +77,9 @@ void step_result_release(struct step_result *st);
  * of text for a person appended to text (may be NULL). */
 int step_result_dump(char **json, struct buf *text,
 		     const struct step_result *st);
+/* Set a build's patches, by name, in the order applied. */
+int step_result_set_patches(struct step_result *st, const char *const *names,
+			    size_t n);
 /* The text alone. */
 void step_result_text(struct buf *text, const struct step_result *st);
 

@@ -247,6 +247,12 @@ static int run_build(struct step_result *st, const struct job_spec *sp,
 	}
 	*st = r.smoke;
 	memset(&r.smoke, 0, sizeof(r.smoke));
+	if (r.napplied &&
+	    step_result_set_patches(st, (const char *const *)r.applied,
+				    r.napplied)) {
+		buildjob_release(&r);
+		return ERR_NOMEM;
+	}
 	if (r.built)
 		st->verdict = st->verdict == VERDICT_GOOD ? VERDICT_GOOD
 							  : VERDICT_BAD;

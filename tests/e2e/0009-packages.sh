@@ -66,6 +66,8 @@ start_worker builder --recipes tiny --slot ''
 rc=$?
 check "bisectctl --server build exits 0 (got $rc)" [ "$rc" -eq 0 ]
 check "the build job ended: built" jq_true "$SCRATCH/job.json" '.result == "built"'
+check "its step names the patches as applied (a diff by its file name)" \
+	jq_true "$SCRATCH/job.json" '.steps[0].result.patches == ["revert.patch"]'
 jid=$(jq .id "$SCRATCH/job.json")
 sid=$(jq '.steps[0].id' "$SCRATCH/job.json")
 curl -s "$URL/jobs/$jid/download" > "$SCRATCH/download.html"

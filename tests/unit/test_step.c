@@ -72,10 +72,12 @@ static void test_step__result_round_trip(void **state)
 				 .role = "bisect",
 				 .build_cached = 1 },
 			   back;
+	const char *const patches[] = { "mm: fix the \"leak\"", "0001.diff" };
 	char *json, verdict[8];
 
 	(void)state;
 	snprintf(r.hex, sizeof(r.hex), "%040d", 2);
+	assert_int_equal(step_result_set_patches(&r, patches, 2), 0);
 	assert_int_equal(step_result_dump(&json, NULL, &r), 0);
 	assert_non_null(strstr(json, "\"v\": 1"));
 	assert_int_equal(step_result_check(json, strlen(json), verdict), 0);
@@ -86,7 +88,11 @@ static void test_step__result_round_trip(void **state)
 	assert_int_equal(back.runs, 3);
 	assert_int_equal(back.runs_failed, 2);
 	assert_int_equal(back.build_cached, 1);
+	/* a build's patches, by name, in their order */
+	assert_string_equal(back.patches,
+			    "[\"mm: fix the \\\"leak\\\"\",\"0001.diff\"]");
 	step_result_release(&back);
+	free(r.patches);
 	free(json);
 }
 
