@@ -30,8 +30,9 @@ step=$(jq -r "[.steps[] | select(.commit == \"$CULPRIT\")][0].id" "$SCRATCH/job"
 api GET "jobs/$id/steps/$step/artifacts/console-1.log" > /dev/null
 check "the culprit's console log shows the oops" \
 	grep -q "BUG: kernel NULL pointer dereference" "$SCRATCH/body"
+mail_headers "$SCRATCH/out" > "$SCRATCH/headers"
 check "the mail report names the crash" \
-	grep -q "^Subject: \[REGRESSION\] BUG: kernel NULL pointer dereference in reboot_defaults_init" "$SCRATCH/out"
+	grep -q "^Subject: \[REGRESSION\] BUG: kernel NULL pointer dereference in reboot_defaults_init" "$SCRATCH/headers"
 # (the culprit is run again to verify it: either bad step's log will do)
 bad_steps=$(jq -r "[.steps[] | select(.commit == \"$CULPRIT\" and .verdict == \"bad\") | .id] | join(\"|\")" "$SCRATCH/job")
 check "and links the culprit's console log on bisectd" \

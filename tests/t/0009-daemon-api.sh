@@ -58,7 +58,7 @@ api GET "jobs/$id/report.txt" > /dev/null
 cp "$SCRATCH/body" "$SCRATCH/report.txt"
 short=$(echo "$CULPRIT" | cut -c1-12)
 check "the mail report names the culprit" \
-	grep -q "^Subject: \[REGRESSION\] .*(bisected to $short)$" "$SCRATCH/report.txt"
+	'mail_headers "$SCRATCH/report.txt" | grep -q "^Subject: \[REGRESSION\] .*(bisected to $short)$"'
 check "and, this not being a kernel tree, no regzbot line and no recipients" \
 	'! grep -q -e "^#regzbot" -e "^To:" -e "^Cc:" -e regressions@ "$SCRATCH/report.txt"'
 check "and links the step logs on this server" \
