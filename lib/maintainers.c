@@ -497,6 +497,15 @@ static char *format_email(const char *name, const char *address)
 	return out;
 }
 
+static void free_mappings(struct mapping *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(m[i].key);
+		free(m[i].value);
+	}
+	free(m);
+}
+
 static const char *mapped(const struct mapping *m, size_t n, const char *key)
 {
 	while (n--) /* the last line for a key wins, as in a Perl hash */
@@ -715,23 +724,14 @@ struct answer {
 
 static void answer_free(struct answer *a)
 {
-	size_t i;
 
 	strv_free(&a->to);
 	strv_free(&a->lists);
 	strv_free(&a->names);
 	strv_free(&a->addresses);
 	strv_free(&a->seen_lists);
-	for (i = 0; i < a->ndd_names; i++) {
-		free(a->dd_names[i].key);
-		free(a->dd_names[i].value);
-	}
-	for (i = 0; i < a->ndd_addresses; i++) {
-		free(a->dd_addresses[i].key);
-		free(a->dd_addresses[i].value);
-	}
-	free(a->dd_names);
-	free(a->dd_addresses);
+	free_mappings(a->dd_names, a->ndd_names);
+	free_mappings(a->dd_addresses, a->ndd_addresses);
 }
 
 static int lower_has(const struct strv *s, const char *v)
@@ -1515,15 +1515,6 @@ int maint_index_new(struct maint_index **out, const char *text,
 	qsort(ix->globs, ix->nglobs, sizeof(*ix->globs), glob_order);
 	*out = ix;
 	return 0;
-}
-
-static void free_mappings(struct mapping *m, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(m[i].key);
-		free(m[i].value);
-	}
-	free(m);
 }
 
 void maint_index_free(struct maint_index *ix)
