@@ -724,7 +724,6 @@ struct answer {
 
 static void answer_free(struct answer *a)
 {
-
 	strv_free(&a->to);
 	strv_free(&a->lists);
 	strv_free(&a->names);
