@@ -8,7 +8,10 @@
 # maintainers, a Fixes: line whose commit's signers are added).  The
 # script runs in a copy of the tree's directories holding the files it
 # reads; its order among equally deep sections is Perl's hash order, so
-# the answers are compared as sets.
+# the answers are compared as sets, and where two such sections name one
+# person with two addresses (which one is kept follows that order, as for
+# include/acpi/ in ACPI and ACPICA) ours must be the script's answer under
+# one of the hash seeds 1 to 8.
 PERSISTENT_CACHE=1
 . "$(dirname "$0")/../lib.sh"
 eval "$("$TOP/build/tests/fixtures/kernel-history" --import-only)"
@@ -28,16 +31,23 @@ while read -r f; do put "$f"; done < "$SCRATCH/sample"
 gm() { (cd "$tree" && perl scripts/get_maintainer.pl --no-git \
 	--no-git-fallback --no-rolestats --no-r "$@"); }
 
-n=0 same=0 ordered=0
+n=0 same=0 ordered=0 seeded=
 : > "$SCRATCH/differ"
 while read -r f; do
 	n=$((n + 1))
 	gm -f "$f" > "$SCRATCH/want" 2> /dev/null
 	"$BISECTCTL" maintainers --repo "$src" --at "$base" -f "$f" \
 		> "$SCRATCH/got" 2>&1
+	seed=0
+	while [ "$(sort "$SCRATCH/want")" != "$(sort "$SCRATCH/got")" ] &&
+		[ "$seed" -lt 8 ]; do
+		seed=$((seed + 1))
+		PERL_HASH_SEED=$seed gm -f "$f" > "$SCRATCH/want" 2> /dev/null
+	done
 	if [ "$(sort "$SCRATCH/want")" = "$(sort "$SCRATCH/got")" ]; then
 		same=$((same + 1))
 		cmp -s "$SCRATCH/want" "$SCRATCH/got" && ordered=$((ordered + 1))
+		[ "$seed" = 0 ] || seeded="$seeded $f"
 	else
 		{ echo "$f:"; diff "$SCRATCH/want" "$SCRATCH/got"; } \
 			>> "$SCRATCH/differ"
@@ -46,6 +56,7 @@ done < "$SCRATCH/sample"
 check "the same recipients as get_maintainer.pl -f for $same of $n files ($ordered in the same order)" \
 	'[ "$n" -ge 150 ] && [ "$same" = "$n" ]'
 sed 's/^/# /' "$SCRATCH/differ" | head -40
+[ -z "$seeded" ] || echo "# the script's own answer depended on its hash order for:$seeded"
 check "a directory, named with and without its slash" \
 	'gm -f drivers/net/wireless > "$SCRATCH/want" 2>/dev/null &&
 	 "$BISECTCTL" maintainers --repo "$src" --at "$base" -f ./drivers/net/wireless/ > "$SCRATCH/got" &&
