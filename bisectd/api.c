@@ -1,9 +1,17 @@
 /*
  * The HTTP API.
  *
- * Design.  libmicrohttpd runs a thread per connection, so that a
- * worker's long poll can wait on a condition variable.  Every request is
- * routed by method and path segments; bodies are collected up to a
+ * Design.  libmicrohttpd runs a few threads, each with its own epoll set
+ * of connections, and none of them ever waits: a worker's long poll that
+ * finds no step is suspended (MHD_suspend_connection) on a list of
+ * waiters, and whoever may have queued steps (a submission, a result,
+ * the daemon's tick, a finished fetch) calls api_dispatch(), which
+ * leases steps to the waiters in the order they came and resumes only
+ * those that got one; a timer thread answers the ones whose wait ended
+ * with 204.  Calls that may take long (a submission or a result, which
+ * replan a job; reports, logs, stats) are handed, suspended, to a small
+ * pool of threads whose answer is queued when the connection resumes.
+ * Every request is routed by method and path segments; bodies are collected up to a
  * limit (413 beyond it) except artifact uploads, which stream into a
  * temporary file in the state directory while their SHA-256 is computed,
  * and are renamed into place only when the size and the checksum the
@@ -18,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,12 +47,34 @@
 #include "util.h"
 #include "artifacts.h"
 
+struct conn;
+
 struct api {
 	struct MHD_Daemon *d;
 	struct coord *c;
 	struct api_opts o;
 	size_t body_bytes; /* held by all requests' bodies (atomic) */
 	struct metrics *m;
+	/* suspended long polls, oldest first; c->lock guards them */
+	struct conn *wait_head, *wait_tail;
+	size_t nwaiting;
+	int closing; /* no more waits: the daemon stops */
+	/* calls handed to the pool: q_lock guards the queue and stopping */
+	pthread_mutex_t q_lock;
+	pthread_cond_t q_cond;
+	struct conn *q_head, *q_tail;
+	int stopping;
+	pthread_t pool[API_POOL_MAX], timer;
+	int npool, have_timer;
+};
+
+/* What a suspended connection is waiting for. */
+enum pending {
+	PENDING_NONE,
+	PENDING_POLL,	/* a long poll on the waiters' list */
+	PENDING_POOL,	/* a slow call queued for or running in the pool */
+	PENDING_POLLED, /* resumed: the poll's answer is set */
+	PENDING_DONE	/* resumed: the pool call's answer is ready */
 };
 
 /* One request in progress. */
@@ -64,7 +95,22 @@ struct conn {
 	char *error;
 	int refused;	/* no token or an unknown one: the body is dropped */
 	char owner[64]; /* the name of the request's token */
+	/* suspended: a long poll or a call in the pool */
+	struct MHD_Connection *mc;
+	enum pending pending;
+	struct conn *next, *prev; /* on the waiters' list or the queue */
+	long long worker;	  /* a long poll's */
+	char *caps;		  /* its worker's capabilities */
+	double start, deadline;
+	int poll_rc; /* 0: assignment holds the step */
+	char *assignment, *poll_error;
+	char *method, *url;	   /* a pool call's */
+	struct MHD_Response *resp; /* its answer */
+	unsigned resp_status;
 };
+
+/* The pool call this thread runs: its reply is kept, not queued. */
+static __thread struct conn *deferring;
 
 void api_token_hash(char out[65], const char *token)
 {
@@ -83,6 +129,13 @@ static enum MHD_Result reply(struct MHD_Connection *mc, unsigned status,
 					    MHD_RESPMEM_MUST_FREE);
 	MHD_add_response_header(r, "Content-Type", type);
 	MHD_add_response_header(r, "Cache-Control", "no-store");
+	if (deferring) {
+		if (deferring->resp)
+			MHD_destroy_response(deferring->resp);
+		deferring->resp = r;
+		deferring->resp_status = status;
+		return MHD_YES;
+	}
 	ret = MHD_queue_response(mc, status, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -312,9 +365,12 @@ static enum MHD_Result submit(struct api *a, struct MHD_Connection *mc,
 					      strlen(checked), cn->owner, &id)
 		      : sched_submit(a->c->sched, checked, strlen(checked),
 				     NULL, 0, cn->owner, &id);
-	pthread_cond_broadcast(fetching ? &a->c->fetch : &a->c->wake);
+	if (fetching)
+		pthread_cond_broadcast(&a->c->fetch);
 	pthread_mutex_unlock(&a->c->lock);
 	free(checked);
+	if (!rc && !fetching)
+		api_dispatch(a);
 	if (rc)
 		return error_reply(mc, status_for(rc), err_last());
 	doc = util_fmt("{\"id\":%lld,\"state\":\"%s\"}", id,
@@ -457,60 +513,175 @@ static enum MHD_Result register_worker(struct api *a, struct MHD_Connection *mc,
 	return json_reply(mc, MHD_HTTP_CREATED, util_fmt("{\"id\":%lld}", id));
 }
 
-static void deadline_in(struct timespec *ts, double s)
+/* The answer to a poll: its step, 204 when there was none, or an error. */
+static enum MHD_Result poll_reply(struct api *a, struct MHD_Connection *mc,
+				  int rc, char *assignment, const char *error,
+				  double start)
 {
-	clock_gettime(CLOCK_REALTIME, ts);
-	ts->tv_sec += (time_t)s;
-	ts->tv_nsec += (long)((s - (double)(time_t)s) * 1e9);
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
-}
-
-static enum MHD_Result poll_work(struct api *a, struct MHD_Connection *mc,
-				 long long worker)
-{
-	const char *w =
-		MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "wait");
-	char *assignment = NULL;
-	double wait = 0, end, start = util_now(), t;
-	int rc;
-
-	/* a number of seconds, finite: "nan" or "inf" would never end */
-	if (w && job_query_number("wait", w, 0, a->o.max_poll_s, &wait))
-		return error_reply(mc, MHD_HTTP_BAD_REQUEST, err_last());
-	end = start + wait;
-	pthread_mutex_lock(&a->c->lock);
-	metrics_observe(a->m, HIST_LOCK_WAIT, util_now() - start);
-	for (;;) {
-		struct timespec ts;
-		double left;
-
-		t = util_now();
-		rc = sched_poll(a->c->sched, worker, &assignment);
-		metrics_observe(a->m, HIST_SCHEDULE, util_now() - t);
-		if (rc != ERR_NOTFOUND || !strstr(err_last(), "no step"))
-			break;
-		left = end - util_now();
-		if (left <= 0)
-			break;
-		deadline_in(&ts, left < 1 ? left : 1);
-		pthread_cond_timedwait(&a->c->wake, &a->c->lock, &ts);
-	}
-	pthread_mutex_unlock(&a->c->lock);
 	metrics_count(a->m, COUNT_POLLS);
 	if (!rc) {
 		metrics_count(a->m, COUNT_ASSIGNMENTS);
 		metrics_observe(a->m, HIST_POLL_ASSIGN, util_now() - start);
 		return json_reply(mc, MHD_HTTP_OK, assignment);
 	}
-	if (rc == ERR_NOTFOUND && strstr(err_last(), "unknown worker"))
-		return error_reply(mc, MHD_HTTP_NOT_FOUND, err_last());
+	free(assignment);
+	if (rc == ERR_NOTFOUND && error && strstr(error, "unknown worker"))
+		return error_reply(mc, MHD_HTTP_NOT_FOUND, error);
 	if (rc == ERR_NOTFOUND)
 		return reply(mc, MHD_HTTP_NO_CONTENT, strdup(""),
 			     "application/json");
-	return error_reply(mc, status_for(rc), err_last());
+	return error_reply(mc, status_for(rc), error);
+}
+
+static int no_step(int rc)
+{
+	return rc == ERR_NOTFOUND && strstr(err_last(), "no step");
+}
+
+static void unlink_waiter(struct api *a, struct conn *cn)
+{
+	if (cn->prev)
+		cn->prev->next = cn->next;
+	else
+		a->wait_head = cn->next;
+	if (cn->next)
+		cn->next->prev = cn->prev;
+	else
+		a->wait_tail = cn->prev;
+	cn->next = cn->prev = NULL;
+	a->nwaiting--;
+}
+
+/*
+ * A worker's poll: a step at once when one is queued that it can take;
+ * else, with ?wait=SECONDS, the connection is suspended on the waiters'
+ * list until api_dispatch() leases it one or the timer ends its wait.
+ */
+static enum MHD_Result poll_work(struct api *a, struct MHD_Connection *mc,
+				 struct conn *cn, long long worker)
+{
+	const char *w =
+		MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "wait");
+	char *assignment = NULL;
+	double wait = 0, start = util_now(), t;
+	int rc;
+
+	/* a number of seconds, finite: "nan" or "inf" would never end */
+	if (w && job_query_number("wait", w, 0, a->o.max_poll_s, &wait))
+		return error_reply(mc, MHD_HTTP_BAD_REQUEST, err_last());
+	pthread_mutex_lock(&a->c->lock);
+	metrics_observe(a->m, HIST_LOCK_WAIT, util_now() - start);
+	t = util_now();
+	rc = sched_poll(a->c->sched, worker, &assignment);
+	metrics_observe(a->m, HIST_SCHEDULE, util_now() - t);
+	if (no_step(rc) && wait > 0 && !a->closing &&
+	    !store_worker_caps(a->c->store, worker, &cn->caps)) {
+		cn->mc = mc;
+		cn->worker = worker;
+		cn->start = start;
+		cn->deadline = start + wait;
+		cn->pending = PENDING_POLL;
+		cn->prev = a->wait_tail;
+		cn->next = NULL;
+		if (a->wait_tail)
+			a->wait_tail->next = cn;
+		else
+			a->wait_head = cn;
+		a->wait_tail = cn;
+		a->nwaiting++;
+		/* under the lock: no dispatch can resume it before this */
+		MHD_suspend_connection(mc);
+		pthread_mutex_unlock(&a->c->lock);
+		return MHD_YES;
+	}
+	pthread_mutex_unlock(&a->c->lock);
+	return poll_reply(a, mc, rc, assignment, err_last(), start);
+}
+
+/* Resume the connections on a list made with ->next (each one's answer
+ * is set): after this, any of them may be freed at once. */
+static void resume_all(struct conn *cn)
+{
+	while (cn) {
+		struct conn *next = cn->next;
+
+		cn->next = NULL;
+		MHD_resume_connection(cn->mc);
+		cn = next;
+	}
+}
+
+void api_dispatch(struct api *a)
+{
+	struct conn *cn, *next, *ready = NULL;
+	/* capabilities for which no step was found: a worker with the same
+	 * ones would find none either, and is not asked */
+	const char *dry[16];
+	size_t ndry = 0, i;
+
+	if (!a)
+		return;
+	pthread_mutex_lock(&a->c->lock);
+	for (cn = a->wait_head; cn; cn = next) {
+		double t;
+		int rc;
+
+		next = cn->next;
+		for (i = 0; i < ndry && strcmp(dry[i], cn->caps); i++)
+			;
+		if (i < ndry)
+			continue;
+		t = util_now();
+		rc = sched_poll(a->c->sched, cn->worker, &cn->assignment);
+		metrics_observe(a->m, HIST_SCHEDULE, util_now() - t);
+		if (no_step(rc)) {
+			if (ndry < sizeof(dry) / sizeof(dry[0]))
+				dry[ndry++] = cn->caps;
+			continue;
+		}
+		cn->poll_rc = rc;
+		if (rc)
+			cn->poll_error = strdup(err_last());
+		unlink_waiter(a, cn);
+		cn->pending = PENDING_POLLED;
+		cn->next = ready;
+		ready = cn;
+	}
+	pthread_mutex_unlock(&a->c->lock);
+	resume_all(ready);
+}
+
+/* End the waits that are due by now: they are answered 204. */
+static void expire_waits(struct api *a, double now)
+{
+	struct conn *cn, *next, *ready = NULL;
+
+	pthread_mutex_lock(&a->c->lock);
+	for (cn = a->wait_head; cn; cn = next) {
+		next = cn->next;
+		if (cn->deadline > now)
+			continue;
+		unlink_waiter(a, cn);
+		cn->poll_rc = ERR_NOTFOUND;
+		cn->pending = PENDING_POLLED;
+		cn->next = ready;
+		ready = cn;
+	}
+	pthread_mutex_unlock(&a->c->lock);
+	resume_all(ready);
+}
+
+static void *timer_main(void *arg)
+{
+	struct api *a = arg;
+
+	while (!__atomic_load_n(&a->stopping, __ATOMIC_SEQ_CST)) {
+		struct timespec ts = { 0, 50000000 };
+
+		nanosleep(&ts, NULL);
+		expire_waits(a, util_now());
+	}
+	return NULL;
 }
 
 static enum MHD_Result heartbeat(struct api *a, struct MHD_Connection *mc,
@@ -537,8 +708,9 @@ static enum MHD_Result result(struct api *a, struct MHD_Connection *mc,
 	rc = sched_result(a->c->sched, lease, buf_str(&cn->body), cn->body.len);
 	if (!rc)
 		metrics_count(a->m, COUNT_RESULTS);
-	pthread_cond_broadcast(&a->c->wake);
 	pthread_mutex_unlock(&a->c->lock);
+	if (!rc)
+		api_dispatch(a);
 	if (rc == ERR_NOTFOUND)
 		return error_reply(mc, MHD_HTTP_CONFLICT, err_last());
 	if (rc)
@@ -997,8 +1169,7 @@ static enum MHD_Result r_register(struct api *a, struct MHD_Connection *mc,
 static enum MHD_Result r_poll(struct api *a, struct MHD_Connection *mc,
 			      struct conn *cn, const struct match *m)
 {
-	(void)cn;
-	return poll_work(a, mc, m->id[0]);
+	return poll_work(a, mc, cn, m->id[0]);
 }
 
 static enum MHD_Result r_heartbeat(struct api *a, struct MHD_Connection *mc,
@@ -1023,29 +1194,64 @@ static enum MHD_Result r_result(struct api *a, struct MHD_Connection *mc,
 static const struct route {
 	const char *method, *pattern, *role, *denied;
 	handler fn;
+	int slow; /* may take long: run in the pool, not the event thread */
 } routes[] = {
-	{ "GET", "health", NULL, NULL, r_health },
-	{ "GET", "jobs", NULL, NULL, r_jobs },
-	{ "POST", "jobs", "submit", "submitting needs a submit token",
-	  r_submit },
-	{ "GET", "jobs/#job", NULL, NULL, r_job },
+	{ "GET", "health", NULL, NULL, r_health, 0 },
+	{ "GET", "jobs", NULL, NULL, r_jobs, 0 },
+	{ "POST", "jobs", "submit", "submitting needs a submit token", r_submit,
+	  1 },
+	{ "GET", "jobs/#job", NULL, NULL, r_job, 0 },
 	{ "POST", "jobs/#job/cancel", "submit",
-	  "cancelling needs a submit token", r_cancel },
-	{ "GET", "jobs/#job/bisect.log", NULL, NULL, r_log },
-	{ "GET", "jobs/#job/report.txt", NULL, NULL, r_report_txt },
-	{ "GET", "jobs/#job/report.json", NULL, NULL, r_report_json },
-	{ "GET", "jobs/#job/steps/#step/artifacts/*", NULL, NULL, r_artifact },
-	{ "GET", "stats", NULL, NULL, r_stats },
-	{ "GET", "stats.svg", NULL, NULL, r_stats_svg },
+	  "cancelling needs a submit token", r_cancel, 1 },
+	{ "GET", "jobs/#job/bisect.log", NULL, NULL, r_log, 1 },
+	{ "GET", "jobs/#job/report.txt", NULL, NULL, r_report_txt, 1 },
+	{ "GET", "jobs/#job/report.json", NULL, NULL, r_report_json, 1 },
+	{ "GET", "jobs/#job/steps/#step/artifacts/*", NULL, NULL, r_artifact,
+	  0 },
+	{ "GET", "stats", NULL, NULL, r_stats, 1 },
+	{ "GET", "stats.svg", NULL, NULL, r_stats_svg, 1 },
 	{ "POST", "workers", "worker", "worker calls need a worker token",
-	  r_register },
+	  r_register, 0 },
 	{ "POST", "workers/#worker/poll", "worker",
-	  "worker calls need a worker token", r_poll },
+	  "worker calls need a worker token", r_poll, 0 },
 	{ "POST", "leases/*/heartbeat", "worker",
-	  "worker calls need a worker token", r_heartbeat },
+	  "worker calls need a worker token", r_heartbeat, 0 },
 	{ "POST", "leases/*/result", "worker",
-	  "worker calls need a worker token", r_result },
+	  "worker calls need a worker token", r_result, 1 },
 };
+
+/*
+ * Hand a slow call to the pool: the connection is suspended until a pool
+ * thread has its answer.
+ */
+static enum MHD_Result defer(struct api *a, struct MHD_Connection *mc,
+			     struct conn *cn, const char *method,
+			     const char *url)
+{
+	cn->method = strdup(method);
+	cn->url = strdup(url);
+	if (!cn->method || !cn->url)
+		return error_reply(mc, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				   "out of memory");
+	cn->mc = mc;
+	pthread_mutex_lock(&a->q_lock);
+	if (a->stopping) {
+		pthread_mutex_unlock(&a->q_lock);
+		return error_reply(mc, MHD_HTTP_SERVICE_UNAVAILABLE,
+				   "bisectd is stopping");
+	}
+	cn->pending = PENDING_POOL;
+	MHD_suspend_connection(mc);
+	cn->next = NULL;
+	if (a->q_tail)
+		a->q_tail->next = cn;
+	else
+		a->q_head = cn;
+	a->q_tail = cn;
+	pthread_cond_signal(&a->q_cond);
+	pthread_mutex_unlock(&a->q_lock);
+	return MHD_YES;
+}
 
 /*
  * Whether the n segments match pattern: 1 yes (m filled), 0 no; -1 when
@@ -1134,6 +1340,8 @@ static enum MHD_Result route(struct api *a, struct MHD_Connection *mc,
 					   r->denied);
 		if (hit < 0)
 			break;
+		if (r->slow && !deferring)
+			return defer(a, mc, cn, method, url);
 		return r->fn(a, mc, cn, &m);
 	}
 	if (what) {
@@ -1174,6 +1382,25 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc,
 	char lease[64], name[130];
 
 	(void)version;
+	if (cn && cn->pending == PENDING_POLLED) {
+		char *assignment = cn->assignment;
+
+		cn->pending = PENDING_NONE;
+		cn->assignment = NULL;
+		return poll_reply(a, mc, cn->poll_rc, assignment,
+				  cn->poll_error, cn->start);
+	}
+	if (cn && cn->pending == PENDING_DONE) {
+		enum MHD_Result ret = MHD_NO;
+
+		cn->pending = PENDING_NONE;
+		if (cn->resp) {
+			ret = MHD_queue_response(mc, cn->resp_status, cn->resp);
+			MHD_destroy_response(cn->resp);
+			cn->resp = NULL;
+		}
+		return ret;
+	}
 	if (!cn) {
 		cn = calloc(1, sizeof(*cn));
 		if (!cn)
@@ -1263,6 +1490,13 @@ static void on_done(void *cls, struct MHD_Connection *mc, void **con_cls,
 	free(cn->tmp);
 	free(cn->dest);
 	free(cn->error);
+	free(cn->caps);
+	free(cn->assignment);
+	free(cn->poll_error);
+	free(cn->method);
+	free(cn->url);
+	if (cn->resp)
+		MHD_destroy_response(cn->resp);
 	buf_release(&cn->body);
 	free(cn);
 	*con_cls = NULL;
@@ -1275,24 +1509,106 @@ static void on_log(void *cls, const char *fmt, va_list ap)
 	vfprintf(stderr, fmt, ap);
 }
 
+/* A pool thread: the slow calls, in the order they came. */
+static void *pool_main(void *arg)
+{
+	struct api *a = arg;
+
+	pthread_mutex_lock(&a->q_lock);
+	for (;;) {
+		struct conn *cn;
+
+		while (!a->q_head && !a->stopping)
+			pthread_cond_wait(&a->q_cond, &a->q_lock);
+		if (!(cn = a->q_head))
+			break; /* stopping, and nothing left */
+		a->q_head = cn->next;
+		if (!a->q_head)
+			a->q_tail = NULL;
+		cn->next = NULL;
+		pthread_mutex_unlock(&a->q_lock);
+		deferring = cn;
+		route(a, cn->mc, cn, cn->method, cn->url);
+		deferring = NULL;
+		cn->pending =
+			PENDING_DONE; /* no answer (out of memory): closed */
+		MHD_resume_connection(cn->mc);
+		pthread_mutex_lock(&a->q_lock);
+	}
+	pthread_mutex_unlock(&a->q_lock);
+	return NULL;
+}
+
+/* Stop the pool and the timer; every suspended connection is resumed. */
+static void stop_threads(struct api *a)
+{
+	int i;
+
+	pthread_mutex_lock(&a->q_lock);
+	a->stopping = 1;
+	pthread_cond_broadcast(&a->q_cond);
+	pthread_mutex_unlock(&a->q_lock);
+	for (i = 0; i < a->npool; i++)
+		pthread_join(a->pool[i], NULL);
+	a->npool = 0;
+	if (a->have_timer)
+		pthread_join(a->timer, NULL);
+	a->have_timer = 0;
+	pthread_mutex_lock(&a->c->lock);
+	a->closing = 1;
+	pthread_mutex_unlock(&a->c->lock);
+	expire_waits(a, INFINITY);
+}
+
+static void api_free(struct api *a)
+{
+	metrics_free(a->m);
+	pthread_mutex_destroy(&a->q_lock);
+	pthread_cond_destroy(&a->q_cond);
+	free(a);
+}
+
+/* Raise the open files' limit to its hard limit: a connection each. */
+static void more_files(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int api_start(struct api **out, struct coord *c, const struct api_opts *o)
 {
 	struct sockaddr_in sa;
 	struct sockaddr_in6 sa6;
 	const struct sockaddr *addr = (const struct sockaddr *)&sa;
-	unsigned flags = MHD_USE_THREAD_PER_CONNECTION |
-			 MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD |
+			 MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 	struct api *a = calloc(1, sizeof(*a));
+	int i, rc;
 
 	*out = NULL;
 	if (!a)
 		return err_set(ERR_NOMEM, "out of memory");
 	a->c = c;
 	a->o = *o;
+	if (a->o.threads <= 0)
+		a->o.threads = 2;
+	if (a->o.pool <= 0)
+		a->o.pool = 4;
+	if (a->o.pool > API_POOL_MAX)
+		a->o.pool = API_POOL_MAX;
+	if (a->o.max_conns <= 0)
+		a->o.max_conns = 4000;
+	pthread_mutex_init(&a->q_lock, NULL);
+	pthread_cond_init(&a->q_cond, NULL);
 	if (metrics_new(&a->m)) {
-		free(a);
+		api_free(a);
 		return ERR_NOMEM;
 	}
+	more_files();
 	memset(&sa, 0, sizeof(sa));
 	memset(&sa6, 0, sizeof(sa6));
 	sa.sin_family = AF_INET;
@@ -1306,26 +1622,42 @@ int api_start(struct api **out, struct coord *c, const struct api_opts *o)
 				 ? MHD_USE_DUAL_STACK
 				 : MHD_USE_IPv6;
 	} else if (inet_pton(AF_INET, o->listen, &sa.sin_addr) != 1) {
-		metrics_free(a->m);
-		free(a);
+		api_free(a);
 		return err_set(ERR_INPUT,
 			       "listen address '%s' is not an IPv4 or IPv6 "
 			       "address",
 			       o->listen);
 	}
-	a->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, a,
-				MHD_OPTION_EXTERNAL_LOGGER, on_log, a,
-				MHD_OPTION_SOCK_ADDR, addr,
-				MHD_OPTION_NOTIFY_COMPLETED, on_done, a,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned)1000,
-				MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-				(unsigned)o->per_ip, MHD_OPTION_END);
+	a->d = MHD_start_daemon(
+		flags, 0, NULL, NULL, on_request, a, MHD_OPTION_EXTERNAL_LOGGER,
+		on_log, a, MHD_OPTION_SOCK_ADDR, addr,
+		MHD_OPTION_NOTIFY_COMPLETED, on_done, a,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)a->o.max_conns,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)o->per_ip,
+		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)a->o.threads,
+		/* headers only: bodies are ours */
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)4096,
+		MHD_OPTION_END);
 	if (!a->d) {
-		metrics_free(a->m);
-		free(a);
+		api_free(a);
 		return err_sys(ERR_INFRA, "cannot listen on %s:%d", o->listen,
 			       o->port);
+	}
+	for (i = 0; i < a->o.pool; i++) {
+		if ((rc = pthread_create(&a->pool[i], NULL, pool_main, a)))
+			break;
+		a->npool++;
+	}
+	if (a->npool == a->o.pool &&
+	    !(rc = pthread_create(&a->timer, NULL, timer_main, a)))
+		a->have_timer = 1;
+	if (!a->have_timer) {
+		stop_threads(a);
+		MHD_stop_daemon(a->d);
+		api_free(a);
+		errno = rc;
+		return err_sys(ERR_INFRA, "cannot start the API's threads");
 	}
 	*out = a;
 	return 0;
@@ -1343,7 +1675,7 @@ void api_stop(struct api *a)
 {
 	if (!a)
 		return;
+	stop_threads(a);
 	MHD_stop_daemon(a->d);
-	metrics_free(a->m);
-	free(a);
+	api_free(a);
 }

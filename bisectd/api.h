@@ -11,14 +11,16 @@
 #include "scheduler.h"
 #include "store.h"
 
+struct api;
+
 /* What the API and the daemon's own loop share; lock guards all of it. */
 struct coord {
 	struct store *store;
 	struct sched *sched;
 	pthread_mutex_t lock;
-	pthread_cond_t wake;  /* broadcast when steps may have been queued */
 	pthread_cond_t fetch; /* signalled when a job waits for a fetch */
 	const char *state_dir;
+	struct api *api; /* once it listens */
 };
 
 struct api_opts {
@@ -37,7 +39,12 @@ struct api_opts {
 	const char *const *repo_urls, *const *repo_roots, *const *hook_urls;
 	unsigned per_ip;   /* connections from one address; 0: no limit */
 	size_t max_bodies; /* all JSON bodies being received, together */
+	int threads;	   /* event threads (0: 2) */
+	int pool;	   /* threads for slow calls (0: 4, at most 16) */
+	int max_conns;	   /* open connections (0: 4,000) */
 };
+
+#define API_POOL_MAX 16
 
 struct api;
 
@@ -45,6 +52,12 @@ int api_start(struct api **out, struct coord *c, const struct api_opts *o);
 /* The port it listens on (useful with port 0). */
 int api_port(struct api *a);
 void api_stop(struct api *a);
+/*
+ * Steps may have been queued: lease them to the long polls that wait, in
+ * the order they came, and wake only those that got one.  Takes
+ * c->lock: call it without.
+ */
+void api_dispatch(struct api *a);
 
 /* Hash a bearer token for the tokens table. */
 void api_token_hash(char out[65], const char *token);

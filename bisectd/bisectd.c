@@ -551,8 +551,8 @@ static void fetch_one(struct fetcher *f)
 		if (sched_fetched(co->sched, id, body, strlen(body),
 				  rc ? why : NULL))
 			logf_("job %lld: %s", id, err_last());
-		pthread_cond_broadcast(&co->wake);
 		pthread_mutex_unlock(&co->lock);
+		api_dispatch(co->api);
 		if (rc)
 			logf_("job %lld: fetch failed: %s", id, why);
 	}
@@ -647,7 +647,6 @@ int main(int argc, char **argv)
 	const char *repo_urls[LIST_MAX + 1], *repo_roots[LIST_MAX + 1],
 		*hook_urls[LIST_MAX + 1];
 	struct coord co = { .lock = PTHREAD_MUTEX_INITIALIZER,
-			    .wake = PTHREAD_COND_INITIALIZER,
 			    .fetch = PTHREAD_COND_INITIALIZER };
 	struct sched_opts so = { 0 };
 	struct api_opts ao;
@@ -708,6 +707,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bisectd: %s\n", err_last());
 		return 3;
 	}
+	memset(&ao, 0, sizeof(ao));
 	ao.listen = c.listen;
 	ao.port = c.port;
 	ao.public_read = c.public_read;
@@ -738,6 +738,7 @@ int main(int argc, char **argv)
 		return rc == ERR_INPUT ? 2
 				       : 3; /* a listen address that is none */
 	}
+	co.api = api;
 	logf_("listening on %s:%d, state in %s", c.listen, api_port(api),
 	      c.state);
 	if (c.port_file[0]) {
@@ -771,10 +772,10 @@ int main(int argc, char **argv)
 
 		nanosleep(&ts, NULL);
 		pthread_mutex_lock(&co.lock);
-		if (sched_tick_all(co.sched))
+		if (sched_tick_due(co.sched))
 			logf_("scheduling: %s", err_last());
-		pthread_cond_broadcast(&co.wake);
 		pthread_mutex_unlock(&co.lock);
+		api_dispatch(api);
 	}
 	logf_("stopping");
 	pthread_join(hooks, NULL);

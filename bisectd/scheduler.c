@@ -62,10 +62,23 @@ struct jobc {
 	struct gu_graph graph;
 	regex_t failure; /* spec.failure, compiled */
 	int have_failure;
-	char graph_goods[JOB_MAX_GOODS * 2][GU_HEXSZ + 1];
+	char (*graph_goods)[GU_HEXSZ + 1]; /* the graph's, when it has one */
 	size_t ngraph_goods;
-	struct jobc *next;
+	int slots; /* of the live workers, as of slots_gen */
+	unsigned long slots_gen;
+	struct jobc *next, *hnext; /* all jobs; the same bucket */
 };
+
+/* A live worker's capabilities, parsed once. */
+struct livec {
+	long long id;
+	char *text;
+	struct job_caps caps;
+};
+
+#define JOB_BUCKETS 4096
+
+static void live_release(struct livec *l, size_t n);
 
 /* Open repositories, shared by the jobs that name the same one. */
 struct repoc {
@@ -79,9 +92,19 @@ struct sched {
 	struct store *store;
 	struct sched_opts o;
 	char *state_dir, *recipe_path;
-	struct jobc *jobs;
+	struct jobc *jobs, *bucket[JOB_BUCKETS];
 	struct repoc *repos;
+	/* the workers seen within the live window, by id; gen changes with
+	 * the set, read again at most every LIVE_REFRESH_S or after a
+	 * registration */
+	struct livec *live;
+	size_t nlive;
+	unsigned long live_gen, ticked_gen;
+	double live_at;
+	int live_stale;
 };
+
+#define LIVE_REFRESH_S 2.0
 
 int sched_open(struct sched **out, struct store *st, const struct sched_opts *o)
 {
@@ -134,6 +157,7 @@ static void jobc_free(struct sched *s, struct jobc *j)
 	if (j->repo)
 		repo_put(s, j->repo);
 	gu_graph_release(&j->graph);
+	free(j->graph_goods);
 	free(j);
 }
 
@@ -147,6 +171,7 @@ void sched_close(struct sched *s)
 		jobc_free(s, s->jobs);
 		s->jobs = n;
 	}
+	live_release(s->live, s->nlive);
 	free(s->state_dir);
 	free(s->recipe_path);
 	free(s);
@@ -339,11 +364,16 @@ static int repo_get(struct sched *s, const char *name, struct gu_repo **out)
 	return 0;
 }
 
+static struct jobc **bucket_of(struct sched *s, long long id)
+{
+	return &s->bucket[(unsigned long long)id % JOB_BUCKETS];
+}
+
 static struct jobc *find_jobc(struct sched *s, long long id)
 {
 	struct jobc *j;
 
-	for (j = s->jobs; j; j = j->next)
+	for (j = *bucket_of(s, id); j; j = j->hnext)
 		if (j->id == id)
 			return j;
 	return NULL;
@@ -351,16 +381,20 @@ static struct jobc *find_jobc(struct sched *s, long long id)
 
 static void drop_jobc(struct sched *s, long long id)
 {
-	struct jobc **p;
+	struct jobc **p, *dead = NULL;
 
-	for (p = &s->jobs; *p; p = &(*p)->next)
+	for (p = bucket_of(s, id); *p; p = &(*p)->hnext)
 		if ((*p)->id == id) {
-			struct jobc *dead = *p;
-
-			*p = dead->next;
-			jobc_free(s, dead);
-			return;
+			dead = *p;
+			*p = dead->hnext;
+			break;
 		}
+	if (!dead)
+		return;
+	for (p = &s->jobs; *p != dead; p = &(*p)->next)
+		;
+	*p = dead->next;
+	jobc_free(s, dead);
 }
 
 /* The scheduler's view of a job, loaded from the store on first use. */
@@ -402,6 +436,8 @@ static int get_jobc(struct sched *s, long long id, const char *spec,
 	}
 	j->next = s->jobs;
 	s->jobs = j;
+	j->hnext = *bucket_of(s, id);
+	*bucket_of(s, id) = j;
 	*out = j;
 	return 0;
 }
@@ -1246,6 +1282,10 @@ static int load_graph(struct plan *p, char goods[][GU_HEXSZ + 1], size_t n)
 		return 0;
 	gu_graph_release(&jc->graph);
 	jc->have_graph = 0;
+	if (!jc->graph_goods &&
+	    !(jc->graph_goods =
+		      calloc(JOB_MAX_GOODS * 2, sizeof(*jc->graph_goods))))
+		return -1;
 	gu_oid_parse(&bad, jc->spec.bad);
 	for (i = 0; i < n; i++) {
 		gu_oid_parse(&g[i], goods[i]);
@@ -1826,33 +1866,105 @@ static int plan_bisect(struct plan *p)
 	return rc;
 }
 
-struct live_count {
-	const struct job_spec *spec;
-	int n;
+static void live_release(struct livec *l, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(l[i].text);
+		job_caps_release(&l[i].caps);
+	}
+	free(l);
+}
+
+struct live_read {
+	struct livec *l;
+	size_t n, alloc;
+	int failed;
 };
 
-static int count_live(long long id, const char *caps, void *payload)
+static int read_live(long long id, const char *caps, void *payload)
 {
-	struct live_count *lc = payload;
-	struct job_caps c;
+	struct live_read *r = payload;
+	struct livec *c;
 
-	(void)id;
-	if (caps && !job_caps_parse(&c, caps, strlen(caps))) {
-		lc->n += job_caps_accept(&c, lc->spec);
-		job_caps_release(&c);
+	if (!caps)
+		return 0;
+	if (r->n == r->alloc) {
+		size_t alloc = r->alloc ? r->alloc * 2 : 64;
+		struct livec *l = realloc(r->l, alloc * sizeof(*l));
+
+		if (!l)
+			return r->failed = 1;
+		r->l = l;
+		r->alloc = alloc;
 	}
+	c = &r->l[r->n];
+	if (job_caps_parse(&c->caps, caps, strlen(caps)))
+		return 0; /* a row that is no longer valid: not live */
+	if (!(c->text = strdup(caps))) {
+		job_caps_release(&c->caps);
+		return r->failed = 1;
+	}
+	c->id = id;
+	r->n++;
 	return 0;
 }
 
-static int job_slots(struct sched *s, const struct job_spec *spec)
+static int by_id(const void *a, const void *b)
 {
-	struct live_count lc = { spec, 0 };
+	const struct livec *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Read the live workers again when due; live_gen changes with the set. */
+static void refresh_live(struct sched *s)
+{
+	struct live_read r = { 0 };
+	double now = util_now();
+	size_t i;
+	int same;
+
+	if (!s->live_stale && s->live && now - s->live_at < LIVE_REFRESH_S)
+		return;
+	if (store_workers_live(s->store, store_time() - s->o.live_window,
+			       read_live, &r) ||
+	    r.failed) {
+		live_release(r.l, r.n);
+		return; /* the set read before stays */
+	}
+	qsort(r.l, r.n, sizeof(*r.l), by_id);
+	same = s->live && r.n == s->nlive;
+	for (i = 0; same && i < r.n; i++)
+		same = r.l[i].id == s->live[i].id &&
+		       !strcmp(r.l[i].text, s->live[i].text);
+	live_release(s->live, s->nlive);
+	if (!r.l)
+		r.l = calloc(1, sizeof(*r.l)); /* none live: still read */
+	s->live = r.l;
+	s->nlive = r.l ? r.n : 0;
+	s->live_at = now;
+	s->live_stale = 0;
+	if (!same)
+		s->live_gen++;
+}
+
+static int job_slots(struct sched *s, struct jobc *jc)
+{
+	const struct job_spec *spec = &jc->spec;
 	int n = s->o.workers;
+	size_t i;
 
 	if (n <= 0) {
-		store_workers_live(s->store, store_time() - s->o.live_window,
-				   count_live, &lc);
-		n = lc.n;
+		refresh_live(s);
+		if (jc->slots_gen != s->live_gen || !jc->slots) {
+			for (i = 0, n = 0; i < s->nlive; i++)
+				n += job_caps_accept(&s->live[i].caps, spec);
+			jc->slots = n > 0 ? n : 1;
+			jc->slots_gen = s->live_gen;
+		}
+		n = jc->slots;
 	}
 	if (spec->max_workers > 0 && n > spec->max_workers)
 		n = spec->max_workers;
@@ -1894,7 +2006,7 @@ int sched_tick(struct sched *s, long long id)
 		store_rollback(s->store);
 		return rc;
 	}
-	p.slots = job_slots(s, &p.jc->spec);
+	p.slots = job_slots(s, p.jc);
 	for (i = 0; i < p.nsteps; i++) {
 		if (p.steps[i].state == STEP_QUEUED ||
 		    p.steps[i].state == STEP_LEASED)
@@ -1942,6 +2054,42 @@ int sched_tick_all(struct sched *s)
 	return 0;
 }
 
+int sched_tick_due(struct sched *s)
+{
+	long long *ids = NULL;
+	size_t n = 0, i;
+	struct jobc *j;
+	int rc;
+
+	rc = store_expire_leases(s->store, store_time(), s->o.max_attempts,
+				 &ids, &n);
+	for (i = 0; i < n && !rc; i++)
+		if (sched_tick(s, ids[i]) == ERR_NOMEM)
+			rc = ERR_NOMEM;
+	free(ids);
+	if (rc)
+		return rc;
+	refresh_live(s);
+	if (s->ticked_gen == s->live_gen)
+		return 0;
+	/* workers came or went: parallel bisections may take more probes,
+	 * or must wait for fewer */
+	for (n = 0, j = s->jobs; j; j = j->next)
+		n += !strcmp(j->spec.type, "bisect");
+	if (n && !(ids = calloc(n, sizeof(*ids))))
+		return err_set(ERR_NOMEM, "out of memory");
+	for (i = 0, j = s->jobs; j; j = j->next)
+		if (!strcmp(j->spec.type, "bisect"))
+			ids[i++] = j->id;
+	for (i = 0; i < n && !rc; i++)
+		if (sched_tick(s, ids[i]) == ERR_NOMEM)
+			rc = ERR_NOMEM;
+	free(ids);
+	if (!rc)
+		s->ticked_gen = s->live_gen;
+	return rc;
+}
+
 int sched_cancel(struct sched *s, long long id)
 {
 	struct store_job job;
@@ -1977,6 +2125,7 @@ int sched_register(struct sched *s, const char *body, size_t len, long long *id)
 	canon = job_caps_dump(&c);
 	rc = canon ? store_worker_add(s->store, id, c.name, canon)
 		   : err_set(ERR_NOMEM, "out of memory");
+	s->live_stale = 1;
 	free(canon);
 	job_caps_release(&c);
 	return rc;
@@ -1984,7 +2133,7 @@ int sched_register(struct sched *s, const char *body, size_t len, long long *id)
 
 struct take {
 	struct sched *s;
-	struct job_caps caps;
+	const struct job_caps *caps;
 };
 
 static int can_take(const struct store_step *st, void *payload)
@@ -2002,7 +2151,7 @@ static int can_take(const struct store_step *st, void *payload)
 		if (!jc)
 			return 0;
 	}
-	return job_caps_accept(&t->caps, &jc->spec);
+	return job_caps_accept(t->caps, &jc->spec);
 }
 
 int sched_poll(struct sched *s, long long worker, char **assignment)
@@ -2010,23 +2159,35 @@ int sched_poll(struct sched *s, long long worker, char **assignment)
 	struct take t = { .s = s };
 	struct store_step st;
 	struct step_assignment a;
+	struct livec key = { .id = worker }, *live;
+	struct job_caps parsed;
 	struct jobc *jc;
 	char *caps;
 	int rc;
 
 	*assignment = NULL;
 	rc = store_worker_seen(s->store, worker);
-	if (!rc)
-		rc = store_worker_caps(s->store, worker, &caps);
 	if (rc)
 		return rc;
-	rc = job_caps_parse(&t.caps, caps, strlen(caps));
-	free(caps);
-	if (rc)
-		return rc;
+	refresh_live(s);
+	live = s->nlive ? bsearch(&key, s->live, s->nlive, sizeof(key), by_id)
+			: NULL;
+	if (live) {
+		t.caps = &live->caps;
+	} else {
+		/* not live when the set was read: from its row */
+		if ((rc = store_worker_caps(s->store, worker, &caps)))
+			return rc;
+		rc = job_caps_parse(&parsed, caps, strlen(caps));
+		free(caps);
+		if (rc)
+			return rc;
+		t.caps = &parsed;
+	}
 	rc = store_step_lease(s->store, worker, s->o.lease_s, can_take, &t,
 			      &st);
-	job_caps_release(&t.caps);
+	if (!live)
+		job_caps_release(&parsed);
 	if (rc)
 		return rc;
 	jc = find_jobc(s, st.job);

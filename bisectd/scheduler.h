@@ -77,6 +77,13 @@ int sched_progress(struct sched *s, long long job, size_t *initial,
 /* Decide for one job, or for all unfinished jobs after expiring leases. */
 int sched_tick(struct sched *s, long long job);
 int sched_tick_all(struct sched *s);
+/*
+ * What time changes, for the daemon's loop: expire leases and decide for
+ * their jobs, and when the live workers changed, for every bisection
+ * (its slots follow them).  Every other change is decided where it
+ * happens: a submission, a result, a cancel, a fetch.
+ */
+int sched_tick_due(struct sched *s);
 
 /* ERR_NOTFOUND for an unknown job, ERR_INPUT when it already ended. */
 int sched_cancel(struct sched *s, long long job);
