@@ -8,7 +8,8 @@
 #   - bisectd under 1,000 queued jobs and 100 simulated workers polling:
 #     scheduling latency p50 and p99, API requests per second, RSS.
 #
-# BENCH_KERNEL=0 leaves out the kernel bisections.  Figures go to stdout.
+# BENCH_KERNEL=0 leaves out the kernel bisections, BENCH_PARALLEL=0 all
+# the bisections.  Figures go to stdout.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/bisectd-bench.XXXXXX")
@@ -49,47 +50,91 @@ bisection() {
 		' "$scratch/job"
 }
 
-echo "== parallel bisection, generic mode, a 1 s test"
-repo=$scratch/repo
-eval "$("$top/tests/fixtures/mkrepo.sh" "$repo" 42 1000)"
-daemon "$scratch/generic"
-for w in 1 2 3 4; do
-	BISECTD_CACHE=$scratch/cache BISECTD_WORKER_TOKEN=$wtoken \
-		setsid "$worker" --server "$url" \
-		--name "g$w" --slot "-g$w" --allow-commands > "$scratch/g$w.log" 2>&1 &
-	pids="$pids $!"
-done
-for W in 1 2 4; do
-	bisection "$repo" "$GOOD" "$BAD" "$W" "{command: \"sleep 1; test ! -f regression # W=$W\"}"
-done
-echo "  planted: $(echo "$CULPRIT" | cut -c1-12)"
-
-if [ "${BENCH_KERNEL:-1}" != 0 ]; then
-	echo "== parallel bisection, tiny kernel recipe (each worker its own build directory; ccache shared)"
-	eval "$("$top/build/tests/fixtures/kernel-history" --kind oops --seed 1)"
-	# each worker its own build directory: start them from a copy of the
-	# tiny one (built by the tests), so that W compares warm steps
-	base=$(ls -d "$cache"/work/*-tiny 2> /dev/null | head -n 1)
+if [ "${BENCH_PARALLEL:-1}" != 0 ]; then
+	echo "== parallel bisection, generic mode, a 1 s test"
+	repo=$scratch/repo
+	eval "$("$top/tests/fixtures/mkrepo.sh" "$repo" 42 1000)"
+	daemon "$scratch/generic"
 	for w in 1 2 3 4; do
-		[ -n "$base" ] && [ ! -d "$base-bench$w" ] && cp -a "$base" "$base-bench$w"
-	done
-	daemon "$scratch/kernel"
-	for w in 1 2 3 4; do
-		BISECTD_WORKER_TOKEN=$wtoken \
-			setsid "$worker" --server "$url" --name "k$w" \
-			--slot "-bench$w" --recipes tiny > "$scratch/k$w.log" 2>&1 &
+		BISECTD_CACHE=$scratch/cache BISECTD_WORKER_TOKEN=$wtoken \
+			setsid "$worker" --server "$url" \
+			--name "g$w" --slot "-g$w" --allow-commands > "$scratch/g$w.log" 2>&1 &
 		pids="$pids $!"
 	done
 	for W in 1 2 4; do
-		bisection "$REPO" "$GOOD" "$BAD" "$W" "{recipe: \"tiny\", check_endpoints: false, test: \"#!/bin/sh\\n# W=$W\\nexit 0\\n\"}"
+		bisection "$repo" "$GOOD" "$BAD" "$W" "{command: \"sleep 1; test ! -f regression # W=$W\"}"
 	done
-	echo "  planted: $(echo "$CULPRIT" | cut -c1-12); $(nproc) cores shared by the workers"
+	echo "  planted: $(echo "$CULPRIT" | cut -c1-12)"
+
+	if [ "${BENCH_KERNEL:-1}" != 0 ]; then
+		echo "== parallel bisection, tiny kernel recipe (each worker its own build directory; ccache shared)"
+		eval "$("$top/build/tests/fixtures/kernel-history" --kind oops --seed 1)"
+		# each worker its own build directory: start them from a copy of the
+		# tiny one (built by the tests), so that W compares warm steps
+		base=$(ls -d "$cache"/work/*-tiny 2> /dev/null | head -n 1)
+		for w in 1 2 3 4; do
+			[ -n "$base" ] && [ ! -d "$base-bench$w" ] && cp -a "$base" "$base-bench$w"
+		done
+		daemon "$scratch/kernel"
+		for w in 1 2 3 4; do
+			BISECTD_WORKER_TOKEN=$wtoken \
+				setsid "$worker" --server "$url" --name "k$w" \
+				--slot "-bench$w" --recipes tiny > "$scratch/k$w.log" 2>&1 &
+			pids="$pids $!"
+		done
+		for W in 1 2 4; do
+			bisection "$REPO" "$GOOD" "$BAD" "$W" "{recipe: \"tiny\", check_endpoints: false, test: \"#!/bin/sh\\n# W=$W\\nexit 0\\n\"}"
+		done
+		echo "  planted: $(echo "$CULPRIT" | cut -c1-12); $(nproc) cores shared by the workers"
+	fi
 fi
 
-echo "== bisectd under load: 1,000 queued test jobs, 100 simulated workers"
+# quantile Q METRICS-FILE: the daemon's own poll-to-assignment latency
+# at Q, in ms, interpolated within its histogram's bucket as Prometheus'
+# histogram_quantile() does
+quantile() {
+	awk -v q="$1" -F'[{}" ]+' '
+		/^bisectd_poll_to_assignment_seconds_bucket/ {
+			le[n] = ($3 == "+Inf") ? 1e9 : $3; c[n++] = $NF }
+		END {
+			want = q * c[n - 1]; lo = 0; below = 0
+			for (i = 0; i < n; i++) {
+				if (c[i] >= want) {
+					hi = le[i] == 1e9 ? lo : le[i]
+					f = c[i] > below ? (want - below) / (c[i] - below) : 0
+					printf "%.2f", (lo + (hi - lo) * f) * 1000; exit
+				}
+				lo = le[i]; below = c[i]
+			}
+		}' "$2"
+}
+# verdict VALUE TARGET: "met" when VALUE < TARGET
+verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v < t) ? "met" : "NOT met" }'; }
+
+# load JOBS WORKERS P50-TARGET P99-TARGET: a fresh daemon, one round
 small=$scratch/small
 eval "$("$top/tests/fixtures/mkrepo.sh" "$small" 1 20 2> /dev/null)"
-daemon "$scratch/load"
-"$top/build/tests/fixtures/loadgen" "$url" "$stoken" "$wtoken" "$small" "$BAD" 1000 100 > "$scratch/load.json"
-jq -r '"  submitting: \(.submit_per_second) jobs/s; all 1,000 jobs scheduled and answered in \(.seconds) s: \(.requests_per_second) API requests/s; scheduling latency (poll to assignment) p50 \(.latency_p50_ms) ms, p99 \(.latency_p99_ms) ms"' "$scratch/load.json"
-echo "  bisectd RSS: $(awk '/VmHWM/ { printf "%.1f MB peak", $2 / 1024 }' "/proc/$dpid/status"), $(awk '/VmRSS/ { printf "%.1f MB now", $2 / 1024 }' "/proc/$dpid/status")"
+load() {
+	daemon "$scratch/load$1"
+	"$top/build/tests/fixtures/loadgen" "$url" "$stoken" "$wtoken" "$small" "$BAD" "$1" "$2" 1 "$dpid" > "$scratch/load.json"
+	curl -s "$url/metrics" > "$scratch/metrics"
+	p50=$(quantile 0.5 "$scratch/metrics") p99=$(quantile 0.99 "$scratch/metrics")
+	rss=$(awk '/VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/$dpid/status")
+	idle=$(for _ in $(seq 20); do curl -s -o /dev/null -w '%{time_total}\n' "$url/api/v1/jobs?limit=50"; done |
+		sort -n | awk '{ v[NR] = $1 } END { printf "%.1f", v[int(NR / 2) + 1] * 1000 }')
+	jq -r '"  submitting: \(.submit_per_second) jobs/s; all jobs scheduled and answered in \(.seconds) s, \(.requests_per_second) API requests/s, \(.refused) refused, \(.timed_out) timed out"' "$scratch/load.json"
+	echo "  scheduling latency, bisectd's own clock (a poll's arrival to its assignment): p50 $p50 ms (target < $3 ms: $(verdict "$p50" "$3")), p99 $p99 ms (target < $4 ms: $(verdict "$p99" "$4"))"
+	jq -r '"  the same from the load generator (its \(.workers) threads share the cores with bisectd): p50 \(.latency_p50_ms) ms, p99 \(.latency_p99_ms) ms"' "$scratch/load.json"
+	jq -r --arg idle "$idle" '"  the job list and a job'"'"'s view meanwhile: \(.reads) reads, p50 \(.read_p50_ms) ms, p99 \(.read_p99_ms) ms (the job list on the idle daemon afterwards: p50 \($idle) ms)"' "$scratch/load.json"
+	echo "  bisectd RSS: $rss MB peak (target < 30 MB at 1,000 workers: $(verdict "$rss" 30))"
+	pkill -9 -s "$dpid"
+}
+echo "== bisectd under load: 1,000 queued test jobs, 100 simulated workers"
+load 1000 100 1 5
+echo "== bisectd under load: 10,000 queued test jobs, 1,000 simulated workers"
+load 10000 1000 1 20
+rounds=${BENCH_SOAK_ROUNDS:-10}
+echo "== bisectd's RSS over $rounds rounds of 1,000 jobs and 100 workers (BENCH_SOAK_ROUNDS)"
+daemon "$scratch/soak"
+"$top/build/tests/fixtures/loadgen" "$url" "$stoken" "$wtoken" "$small" "$BAD" 1000 100 "$rounds" "$dpid" > "$scratch/soak.json"
+jq -r '"  \(.rounds) rounds in \(.seconds) s, \(.refused) refused, \(.timed_out) timed out; RSS after each round (MB): \(.rss_mb | map(tostring) | join(" ")); growth after the first round: \((.rss_mb[-1] - .rss_mb[0]) * 10 | round / 10) MB"' "$scratch/soak.json"
