@@ -649,6 +649,7 @@ int main(int argc, char **argv)
 	struct coord co = { .lock = PTHREAD_MUTEX_INITIALIZER,
 			    .fetch = PTHREAD_COND_INITIALIZER };
 	struct sched_opts so = { 0 };
+	struct store *ckpt = NULL; /* checkpoints, outside the lock */
 	struct api_opts ao;
 	struct api *api = NULL;
 	struct hooks hk;
@@ -693,7 +694,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bisectd: %s\n", err_last());
 		return 2;
 	}
-	if (gu_init() || http_global_init() || open_store(&co.store, c.state)) {
+	if (gu_init() || http_global_init() || open_store(&co.store, c.state) ||
+	    open_store(&ckpt, c.state) || store_autocheckpoint_off(co.store)) {
 		fprintf(stderr, "bisectd: %s\n", err_last());
 		return 3;
 	}
@@ -776,6 +778,8 @@ int main(int argc, char **argv)
 			logf_("scheduling: %s", err_last());
 		pthread_mutex_unlock(&co.lock);
 		api_dispatch(api);
+		if (store_checkpoint(ckpt))
+			logf_("checkpoint: %s", err_last());
 	}
 	logf_("stopping");
 	pthread_join(hooks, NULL);
@@ -790,6 +794,7 @@ int main(int argc, char **argv)
 	pthread_join(fetcher, NULL);
 	sched_close(co.sched);
 	store_close(co.store);
+	store_close(ckpt);
 	gu_shutdown();
 	return 0;
 }

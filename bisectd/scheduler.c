@@ -66,6 +66,7 @@ struct jobc {
 	size_t ngraph_goods;
 	int slots; /* of the live workers, as of slots_gen */
 	unsigned long slots_gen;
+	unsigned long used;	   /* s->uses when last found */
 	struct jobc *next, *hnext; /* all jobs; the same bucket */
 };
 
@@ -77,6 +78,12 @@ struct livec {
 };
 
 #define JOB_BUCKETS 4096
+/*
+ * Jobs without a graph (tests, builds, bisections before their checks
+ * end) cost little to load again: those not used in the last JOBC_KEEP
+ * lookups are dropped, so that memory does not grow with the queue.
+ */
+#define JOBC_KEEP 1000
 
 static void live_release(struct livec *l, size_t n);
 
@@ -93,6 +100,7 @@ struct sched {
 	struct sched_opts o;
 	char *state_dir, *recipe_path;
 	struct jobc *jobs, *bucket[JOB_BUCKETS];
+	unsigned long uses, made; /* lookups; jobs loaded */
 	struct repoc *repos;
 	/* the workers seen within the live window, by id; gen changes with
 	 * the set, read again at most every LIVE_REFRESH_S or after a
@@ -374,8 +382,10 @@ static struct jobc *find_jobc(struct sched *s, long long id)
 	struct jobc *j;
 
 	for (j = *bucket_of(s, id); j; j = j->hnext)
-		if (j->id == id)
+		if (j->id == id) {
+			j->used = ++s->uses;
 			return j;
+		}
 	return NULL;
 }
 
@@ -395,6 +405,18 @@ static void drop_jobc(struct sched *s, long long id)
 		;
 	*p = dead->next;
 	jobc_free(s, dead);
+}
+
+/* Drop the jobs without a graph that were not used lately. */
+static void forget_unused(struct sched *s)
+{
+	struct jobc *j, *next;
+
+	for (j = s->jobs; j; j = next) {
+		next = j->next;
+		if (!j->have_graph && j->used + JOBC_KEEP < s->uses)
+			drop_jobc(s, j->id);
+	}
 }
 
 /* The scheduler's view of a job, loaded from the store on first use. */
@@ -434,10 +456,13 @@ static int get_jobc(struct sched *s, long long id, const char *spec,
 		jobc_free(s, j);
 		return rc;
 	}
+	if (++s->made % JOBC_KEEP == 0)
+		forget_unused(s);
 	j->next = s->jobs;
 	s->jobs = j;
 	j->hnext = *bucket_of(s, id);
 	*bucket_of(s, id) = j;
+	j->used = ++s->uses;
 	*out = j;
 	return 0;
 }

@@ -104,6 +104,23 @@ double store_time(void)
 	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
+int store_autocheckpoint_off(struct store *s)
+{
+	return sqlite3_exec(s->db, "PRAGMA wal_autocheckpoint=0", NULL, NULL,
+			    NULL) == SQLITE_OK
+		       ? 0
+		       : db_err(s, "wal_autocheckpoint");
+}
+
+int store_checkpoint(struct store *s)
+{
+	int rc = sqlite3_wal_checkpoint_v2(
+		s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+
+	return rc == SQLITE_OK || rc == SQLITE_BUSY ? 0
+						    : db_err(s, "checkpoint");
+}
+
 int store_open(struct store **out, const char *path)
 {
 	struct store *s = calloc(1, sizeof(*s));
