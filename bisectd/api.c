@@ -234,16 +234,16 @@ static enum MHD_Result get_job(struct api *a, struct MHD_Connection *mc,
 	char *doc = NULL;
 	int rc;
 
-	pthread_mutex_lock(&a->c->lock);
-	rc = store_job_get(a->c->store, id, &j);
+	pthread_mutex_lock(&a->c->read_lock);
+	rc = store_job_get(a->c->reader, id, &j);
 	if (!rc) {
-		rc = store_steps_of_job(a->c->store, id, &steps, &n);
+		rc = store_steps_of_job(a->c->reader, id, &steps, &n);
 		if (!rc)
-			doc = report_job(a->c->store, &j, steps, n, 1);
+			doc = report_job(a->c->reader, &j, steps, n, 1);
 		store_steps_release(steps, n);
 		store_job_release(&j);
 	}
-	pthread_mutex_unlock(&a->c->lock);
+	pthread_mutex_unlock(&a->c->read_lock);
 	if (rc)
 		return error_reply(mc, status_for(rc), err_last());
 	return json_reply(mc, MHD_HTTP_OK, doc);
@@ -274,7 +274,7 @@ static enum MHD_Result list_jobs(struct api *a, struct MHD_Connection *mc)
 		MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "limit");
 	const char *bef = MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND,
 						      "before");
-	struct listing l = { .store = a->c->store };
+	struct listing l = { .store = a->c->reader };
 	long long limit = 100, before = 0;
 	int state = -1, rc;
 
@@ -290,10 +290,10 @@ static enum MHD_Result list_jobs(struct api *a, struct MHD_Connection *mc)
 		return error_reply(mc, MHD_HTTP_BAD_REQUEST, err_last());
 	buf_init(&l.out, 64u << 20);
 	buf_puts(&l.out, "{\"jobs\":[");
-	pthread_mutex_lock(&a->c->lock);
-	rc = store_job_list(a->c->store, state, before, (int)limit, list_one,
+	pthread_mutex_lock(&a->c->read_lock);
+	rc = store_job_list(a->c->reader, state, before, (int)limit, list_one,
 			    &l);
-	pthread_mutex_unlock(&a->c->lock);
+	pthread_mutex_unlock(&a->c->read_lock);
 	buf_puts(&l.out, "]}");
 	if (rc) {
 		buf_release(&l.out);

@@ -21,6 +21,10 @@ struct coord {
 	pthread_cond_t fetch; /* signalled when a job waits for a fetch */
 	const char *state_dir;
 	struct api *api; /* once it listens */
+	/* a second connection for the job list and a job's view, which
+	 * read committed state without waiting for the scheduler's lock */
+	struct store *reader;
+	pthread_mutex_t read_lock;
 };
 
 struct api_opts {

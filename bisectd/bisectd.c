@@ -647,7 +647,8 @@ int main(int argc, char **argv)
 	const char *repo_urls[LIST_MAX + 1], *repo_roots[LIST_MAX + 1],
 		*hook_urls[LIST_MAX + 1];
 	struct coord co = { .lock = PTHREAD_MUTEX_INITIALIZER,
-			    .fetch = PTHREAD_COND_INITIALIZER };
+			    .fetch = PTHREAD_COND_INITIALIZER,
+			    .read_lock = PTHREAD_MUTEX_INITIALIZER };
 	struct sched_opts so = { 0 };
 	struct store *ckpt = NULL; /* checkpoints, outside the lock */
 	struct api_opts ao;
@@ -695,7 +696,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (gu_init() || http_global_init() || open_store(&co.store, c.state) ||
-	    open_store(&ckpt, c.state) || store_autocheckpoint_off(co.store)) {
+	    open_store(&ckpt, c.state) || open_store(&co.reader, c.state) ||
+	    store_autocheckpoint_off(co.store) ||
+	    store_autocheckpoint_off(co.reader)) {
 		fprintf(stderr, "bisectd: %s\n", err_last());
 		return 3;
 	}
@@ -795,6 +798,7 @@ int main(int argc, char **argv)
 	sched_close(co.sched);
 	store_close(co.store);
 	store_close(ckpt);
+	store_close(co.reader);
 	gu_shutdown();
 	return 0;
 }
