@@ -781,8 +781,15 @@ int main(int argc, char **argv)
 			logf_("scheduling: %s", err_last());
 		pthread_mutex_unlock(&co.lock);
 		api_dispatch(api);
+		/* the bulk of it outside the lock; then what came since,
+		 * while no write is under way, so that the log is wholly
+		 * copied and the next write starts it again from the top */
 		if (store_checkpoint(ckpt))
 			logf_("checkpoint: %s", err_last());
+		pthread_mutex_lock(&co.lock);
+		if (store_checkpoint(ckpt))
+			logf_("checkpoint: %s", err_last());
+		pthread_mutex_unlock(&co.lock);
 	}
 	logf_("stopping");
 	pthread_join(hooks, NULL);

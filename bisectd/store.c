@@ -106,8 +106,11 @@ double store_time(void)
 
 int store_autocheckpoint_off(struct store *s)
 {
-	return sqlite3_exec(s->db, "PRAGMA wal_autocheckpoint=0", NULL, NULL,
-			    NULL) == SQLITE_OK
+	/* the log's file is cut back to 16 MiB when it starts again */
+	return sqlite3_exec(s->db,
+			    "PRAGMA wal_autocheckpoint=0;"
+			    "PRAGMA journal_size_limit=16777216;",
+			    NULL, NULL, NULL) == SQLITE_OK
 		       ? 0
 		       : db_err(s, "wal_autocheckpoint");
 }

@@ -21,7 +21,9 @@ void store_close(struct store *s);
  * Checkpoints: SQLite copies the write-ahead log into the database on
  * the commit that fills it, which makes that commit (a worker's poll) 10
  * to 25 ms slower.  The daemon turns that off on its store and copies it
- * from a second connection, outside its lock, once a second.
+ * from a second connection once a second: the bulk outside its lock,
+ * then what came since under it (a few ms), so that the copy is whole
+ * and the next write starts the log again.
  */
 int store_autocheckpoint_off(struct store *s);
 int store_checkpoint(struct store *s);

@@ -137,4 +137,5 @@ rounds=${BENCH_SOAK_ROUNDS:-10}
 echo "== bisectd's RSS over $rounds rounds of 1,000 jobs and 100 workers (BENCH_SOAK_ROUNDS)"
 daemon "$scratch/soak"
 "$top/build/tests/fixtures/loadgen" "$url" "$stoken" "$wtoken" "$small" "$BAD" 1000 100 "$rounds" "$dpid" > "$scratch/soak.json"
+echo "  SQLite's write-ahead log after them: $(stat -c %s "$scratch/soak/state.db-wal" | awk '{ printf "%.1f MB", $1 / 1048576 }') (cut back to 16 MB when it starts again)"
 jq -r '"  \(.rounds) rounds in \(.seconds) s, \(.refused) refused, \(.timed_out) timed out; RSS after each round (MB): \(.rss_mb | map(tostring) | join(" ")); growth after the first round: \((.rss_mb[-1] - .rss_mb[0]) * 10 | round / 10) MB"' "$scratch/soak.json"

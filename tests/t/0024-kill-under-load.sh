@@ -67,4 +67,5 @@ check "each job has one step, and each step one result" \
 	 [ "$(q "SELECT count(*) FROM (SELECT job FROM steps GROUP BY job HAVING count(*) > 1)")" = 0 ]'
 echo "# $(cat "$SCRATCH/load.json")"
 echo "# steps leased again after a lost answer: $(q "SELECT count(*) FROM steps WHERE attempts > 0")"
+
 done_testing
