@@ -698,7 +698,9 @@ int main(int argc, char **argv)
 	if (gu_init() || http_global_init() || open_store(&co.store, c.state) ||
 	    open_store(&ckpt, c.state) || open_store(&co.reader, c.state) ||
 	    store_autocheckpoint_off(co.store) ||
-	    store_autocheckpoint_off(co.reader)) {
+	    store_autocheckpoint_off(co.reader) ||
+	    /* the two others read little: the job list, the log */
+	    store_cache_kib(ckpt, 64) || store_cache_kib(co.reader, 256)) {
 		fprintf(stderr, "bisectd: %s\n", err_last());
 		return 3;
 	}

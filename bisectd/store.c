@@ -115,6 +115,16 @@ int store_autocheckpoint_off(struct store *s)
 		       : db_err(s, "wal_autocheckpoint");
 }
 
+int store_cache_kib(struct store *s, int kib)
+{
+	char sql[64];
+
+	snprintf(sql, sizeof(sql), "PRAGMA cache_size=-%d", kib);
+	return sqlite3_exec(s->db, sql, NULL, NULL, NULL) == SQLITE_OK
+		       ? 0
+		       : db_err(s, "cache_size");
+}
+
 int store_checkpoint(struct store *s)
 {
 	int rc = sqlite3_wal_checkpoint_v2(

@@ -26,6 +26,8 @@ void store_close(struct store *s);
  * and the next write starts the log again.
  */
 int store_autocheckpoint_off(struct store *s);
+/* SQLite's page cache for this connection (its default is 2 MiB). */
+int store_cache_kib(struct store *s, int kib);
 int store_checkpoint(struct store *s);
 
 int store_begin(struct store *s);
