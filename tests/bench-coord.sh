@@ -5,8 +5,12 @@
 #     on one 1,000-commit generated history with a fixed-time test (1 s),
 #     and on the 1,000-commit kernel history with the tiny recipe (each
 #     worker its own build directory in the cache, kept between runs);
-#   - bisectd under 1,000 queued jobs and 100 simulated workers polling:
-#     scheduling latency p50 and p99, API requests per second, RSS.
+#   - bisectd under 1,000 queued jobs and 100 simulated workers polling,
+#     then 10,000 and 1,000: scheduling latency p50 and p99 on bisectd's
+#     own clock (/metrics) beside the targets and on the load generator's,
+#     refused and timed-out requests, the job list's and a job view's
+#     latency meanwhile, RSS; then RSS over BENCH_SOAK_ROUNDS (10) rounds
+#     of 1,000 jobs on one daemon, and the size of SQLite's log after.
 #
 # BENCH_KERNEL=0 leaves out the kernel bisections, BENCH_PARALLEL=0 all
 # the bisections.  Figures go to stdout.
