@@ -1587,7 +1587,7 @@ int api_start(struct api **out, struct coord *c, const struct api_opts *o)
 	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD |
 			 MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 	struct api *a = calloc(1, sizeof(*a));
-	int i, rc;
+	int i, rc = 0;
 
 	*out = NULL;
 	if (!a)
