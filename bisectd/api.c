@@ -1002,15 +1002,32 @@ static enum MHD_Result get_metrics(struct api *a, struct MHD_Connection *mc)
 {
 	struct store_counts c;
 	struct buf b;
+	size_t waiting, queued = 0;
+	struct conn *cn;
 	int rc;
 
 	pthread_mutex_lock(&a->c->lock);
 	rc = store_counts(a->c->store, &c);
+	waiting = a->nwaiting;
 	pthread_mutex_unlock(&a->c->lock);
 	if (rc)
 		return error_reply(mc, status_for(rc), err_last());
+	pthread_mutex_lock(&a->q_lock);
+	for (cn = a->q_head; cn; cn = cn->next)
+		queued++;
+	pthread_mutex_unlock(&a->q_lock);
 	buf_init(&b, 1u << 20);
 	rc = metrics_write(a->m, &c, &b);
+	buf_printf(&b,
+		   "# HELP bisectd_polls_waiting Long polls waiting for a "
+		   "step.\n"
+		   "# TYPE bisectd_polls_waiting gauge\n"
+		   "bisectd_polls_waiting %zu\n"
+		   "# HELP bisectd_pool_queue Slow calls waiting for a pool "
+		   "thread.\n"
+		   "# TYPE bisectd_pool_queue gauge\n"
+		   "bisectd_pool_queue %zu\n",
+		   waiting, queued);
 	if (rc) {
 		buf_release(&b);
 		return error_reply(mc, status_for(rc), err_last());

@@ -33,6 +33,14 @@ check "the poll-to-assignment histogram counts each assignment" \
 	 [ "$(v "bisectd_poll_to_assignment_seconds_bucket{le=\"+Inf\"}")" = "$steps" ]'
 check "the scheduler ran for each poll at least" \
 	'[ "$(v bisectd_schedule_seconds_count)" -ge "$(v bisectd_polls_total)" ]'
+# the worker polls again after its last result: give it a moment
+for _ in $(seq 50); do
+	[ "$(v bisectd_polls_waiting)" = 1 ] && break
+	sleep 0.1
+	curl -s -o "$m" "$URL/metrics"
+done
+check "the idle worker's long poll is waiting, no slow call is queued" \
+	'[ "$(v bisectd_polls_waiting)" = 1 ] && [ "$(v bisectd_pool_queue)" = 0 ]'
 check "buckets only grow" \
 	'grep "^bisectd_schedule_seconds_bucket" "$m" | awk "{ if (\$2 < last) exit 1; last = \$2 }"'
 
