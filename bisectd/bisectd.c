@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -661,6 +662,10 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	int opt, rc, i;
 
+	/* a malloc arena per thread (a dozen here) let the RSS grow with
+	 * every job that went through, as each freed what another had
+	 * taken; with two it stays flat (docs/benchmarks.md) */
+	mallopt(M_ARENA_MAX, 2);
 	default_state(&c);
 	default_recipes(&c);
 	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
