@@ -338,6 +338,10 @@ char *recipe_default_path(const char *datadir)
 char *recipe_cmdline(const struct recipe *r)
 {
 	/* a panic reboots at once, which ends the boot; the guest init
-	 * reads its marker from the command line */
-	return util_fmt("%s panic=-1 bisectd.marker=%s", r->append, r->marker);
+	 * reads its marker from the command line.  no_timer_check: under
+	 * TCG on a busy host the kernel's check of the timer interrupt can
+	 * fail and panic ("IO-APIC + timer doesn't work!"), a failure of
+	 * the machine that would be taken for the kernel's */
+	return util_fmt("%s panic=-1 no_timer_check bisectd.marker=%s",
+			r->append, r->marker);
 }

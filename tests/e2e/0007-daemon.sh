@@ -30,6 +30,8 @@ step=$(jq -r "[.steps[] | select(.commit == \"$CULPRIT\")][0].id" "$SCRATCH/job"
 api GET "jobs/$id/steps/$step/artifacts/console-1.log" > /dev/null
 check "the culprit's console log shows the oops" \
 	grep -q "BUG: kernel NULL pointer dereference" "$SCRATCH/body"
+check "the kernel was booted without its timer check (TCG on a busy host fails it)" \
+	grep -q "Kernel command line:.* no_timer_check " "$SCRATCH/body"
 mail_headers "$SCRATCH/out" > "$SCRATCH/headers"
 check "the mail report names the crash" \
 	grep -q "^Subject: \[REGRESSION\] BUG: kernel NULL pointer dereference in reboot_defaults_init" "$SCRATCH/headers"
