@@ -407,15 +407,21 @@ static void drop_jobc(struct sched *s, long long id)
 	jobc_free(s, dead);
 }
 
-/* Drop the jobs without a graph that were not used lately. */
+/* Drop the jobs without a graph that were not used lately (one pass). */
 static void forget_unused(struct sched *s)
 {
-	struct jobc *j, *next;
+	struct jobc **p = &s->jobs, **b, *j;
 
-	for (j = s->jobs; j; j = next) {
-		next = j->next;
-		if (!j->have_graph && j->used + JOBC_KEEP < s->uses)
-			drop_jobc(s, j->id);
+	while ((j = *p)) {
+		if (j->have_graph || j->used + JOBC_KEEP >= s->uses) {
+			p = &j->next;
+			continue;
+		}
+		*p = j->next;
+		for (b = bucket_of(s, j->id); *b != j; b = &(*b)->hnext)
+			;
+		*b = j->hnext;
+		jobc_free(s, j);
 	}
 }
 
