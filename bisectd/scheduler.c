@@ -66,8 +66,8 @@ struct jobc {
 	size_t ngraph_goods;
 	int slots; /* of the live workers, as of slots_gen */
 	unsigned long slots_gen;
-	unsigned long used;	   /* s->uses when last found */
-	struct jobc *next, *hnext; /* all jobs; the same bucket */
+	unsigned long used;		  /* s->uses when last found */
+	struct jobc *next, *prev, *hnext; /* all jobs; the same bucket */
 };
 
 /* A live worker's capabilities, parsed once. */
@@ -389,39 +389,43 @@ static struct jobc *find_jobc(struct sched *s, long long id)
 	return NULL;
 }
 
-static void drop_jobc(struct sched *s, long long id)
+/* Take a job off both lists and free it. */
+static void forget_jobc(struct sched *s, struct jobc *j)
 {
-	struct jobc **p, *dead = NULL;
+	struct jobc **b;
 
-	for (p = bucket_of(s, id); *p; p = &(*p)->hnext)
-		if ((*p)->id == id) {
-			dead = *p;
-			*p = dead->hnext;
-			break;
-		}
-	if (!dead)
-		return;
-	for (p = &s->jobs; *p != dead; p = &(*p)->next)
+	for (b = bucket_of(s, j->id); *b != j; b = &(*b)->hnext)
 		;
-	*p = dead->next;
-	jobc_free(s, dead);
+	*b = j->hnext;
+	if (j->prev)
+		j->prev->next = j->next;
+	else
+		s->jobs = j->next;
+	if (j->next)
+		j->next->prev = j->prev;
+	jobc_free(s, j);
 }
 
-/* Drop the jobs without a graph that were not used lately (one pass). */
+static void drop_jobc(struct sched *s, long long id)
+{
+	struct jobc *j;
+
+	for (j = *bucket_of(s, id); j; j = j->hnext)
+		if (j->id == id) {
+			forget_jobc(s, j);
+			return;
+		}
+}
+
+/* Drop the jobs without a graph that were not used lately. */
 static void forget_unused(struct sched *s)
 {
-	struct jobc **p = &s->jobs, **b, *j;
+	struct jobc *j, *next;
 
-	while ((j = *p)) {
-		if (j->have_graph || j->used + JOBC_KEEP >= s->uses) {
-			p = &j->next;
-			continue;
-		}
-		*p = j->next;
-		for (b = bucket_of(s, j->id); *b != j; b = &(*b)->hnext)
-			;
-		*b = j->hnext;
-		jobc_free(s, j);
+	for (j = s->jobs; j; j = next) {
+		next = j->next;
+		if (!j->have_graph && j->used + JOBC_KEEP < s->uses)
+			forget_jobc(s, j);
 	}
 }
 
@@ -465,6 +469,8 @@ static int get_jobc(struct sched *s, long long id, const char *spec,
 	if (++s->made % JOBC_KEEP == 0)
 		forget_unused(s);
 	j->next = s->jobs;
+	if (s->jobs)
+		s->jobs->prev = j;
 	s->jobs = j;
 	j->hnext = *bucket_of(s, id);
 	*bucket_of(s, id) = j;
