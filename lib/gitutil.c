@@ -2,6 +2,7 @@
  * Everything that talks to libgit2.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -436,32 +437,123 @@ static int open_worktree(git_repository **out, struct gu_repo *r,
 	return rc;
 }
 
-int gu_checkout(struct gu_repo *r, const char *dir, const struct gu_oid *oid)
-{
-	git_checkout_options opts;
-	git_repository *repo = NULL;
-	git_commit *c = NULL;
-	int rc;
-
-	rc = open_worktree(&repo, r, dir);
-	if (rc)
-		return rc;
-	git_checkout_options_init(&opts, GIT_CHECKOUT_OPTIONS_VERSION);
-	opts.checkout_strategy = GIT_CHECKOUT_FORCE;
-	if (git_commit_lookup(&c, repo, (const git_oid *)oid) < 0 ||
-	    git_checkout_tree(repo, (git_object *)c, &opts) < 0 ||
-	    git_repository_set_head_detached(repo, (const git_oid *)oid) < 0)
-		rc = git_fail(ERR_INFRA, "cannot check out commit");
-	git_commit_free(c);
-	git_repository_free(repo);
-	return rc;
-}
-
 struct path_cb {
 	int (*fn)(const char *path, void *payload);
 	void *payload;
 	int result;
 };
+
+static int tree_changes(git_repository *repo, git_tree *a, git_tree *b,
+			struct buf *prefix, struct path_cb *cb);
+
+static int add_path(const char *path, void *payload)
+{
+	git_strarray *paths = payload;
+	char *copy = strdup(path), **more = paths->strings;
+
+	if (copy && paths->count % 1024 == 0)
+		more = realloc(paths->strings,
+			       (paths->count + 1024) * sizeof(char *));
+	if (!copy || !more) {
+		free(copy);
+		return err_set(ERR_NOMEM, "out of memory");
+	}
+	paths->strings = more;
+	paths->strings[paths->count++] = copy;
+	return 0;
+}
+
+/*
+ * The paths in which the worktree's HEAD and commit c differ, into
+ * paths; *whole set when the worktree must be checked out as a whole: it
+ * is new, its HEAD is gone, or a checkout into it was interrupted
+ * (marker exists).
+ */
+static int moved_paths(git_strarray *paths, int *whole, git_repository *repo,
+		       git_commit *c, const char *marker)
+{
+	git_commit *head = NULL;
+	git_tree *from = NULL, *to = NULL;
+	struct path_cb cb = { add_path, paths, 0 };
+	struct buf prefix;
+	git_oid id;
+	int rc = 0;
+
+	*whole = access(marker, F_OK) == 0 ||
+		 git_reference_name_to_id(&id, repo, "HEAD") < 0 ||
+		 git_commit_lookup(&head, repo, &id) < 0;
+	if (*whole)
+		return 0;
+	if (git_commit_tree(&from, head) < 0 || git_commit_tree(&to, c) < 0) {
+		rc = git_fail(ERR_INFRA, "cannot read a tree");
+	} else {
+		buf_init(&prefix, 1 << 12);
+		rc = tree_changes(repo, from, to, &prefix, &cb);
+		buf_release(&prefix);
+	}
+	git_tree_free(from);
+	git_tree_free(to);
+	git_commit_free(head);
+	return rc;
+}
+
+/*
+ * Check commit oid out into the worktree in dir.  From a commit it moves
+ * as git checkout does: only the paths in which the two trees differ are
+ * rewritten (libgit2 would otherwise stat every file of the tree), so a
+ * change that a command made to a file that the next commit does not
+ * touch stays, as it does under git bisect run.  A marker in the
+ * worktree's .git stands while files are written: a checkout that was
+ * interrupted is followed by a whole one.
+ */
+int gu_checkout(struct gu_repo *r, const char *dir, const struct gu_oid *oid)
+{
+	git_checkout_options opts;
+	git_repository *repo = NULL;
+	git_commit *c = NULL;
+	git_strarray paths = { NULL, 0 };
+	char *marker = NULL;
+	int rc, whole = 1, fd;
+
+	rc = open_worktree(&repo, r, dir);
+	if (rc)
+		return rc;
+	marker = util_fmt("%s/bisectd-checkout", git_repository_path(repo));
+	if (!marker) {
+		rc = err_set(ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if (git_commit_lookup(&c, repo, (const git_oid *)oid) < 0) {
+		rc = git_fail(ERR_INFRA, "cannot check out commit");
+		goto out;
+	}
+	rc = moved_paths(&paths, &whole, repo, c, marker);
+	if (rc || (!whole && !paths.count))
+		goto out;
+	fd = open(marker, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = err_sys(ERR_INFRA, "cannot write '%s'", marker);
+		goto out;
+	}
+	close(fd);
+	git_checkout_options_init(&opts, GIT_CHECKOUT_OPTIONS_VERSION);
+	opts.checkout_strategy = GIT_CHECKOUT_FORCE;
+	if (!whole) {
+		opts.checkout_strategy |= GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
+		opts.paths = paths;
+	}
+	if (git_checkout_tree(repo, (git_object *)c, &opts) < 0 ||
+	    git_repository_set_head_detached(repo, (const git_oid *)oid) < 0)
+		rc = git_fail(ERR_INFRA, "cannot check out commit");
+	else if (unlink(marker))
+		rc = err_sys(ERR_INFRA, "cannot remove '%s'", marker);
+out:
+	git_strarray_dispose(&paths);
+	free(marker);
+	git_commit_free(c);
+	git_repository_free(repo);
+	return rc;
+}
 
 static int each_path(const git_diff_delta *d, float progress, void *payload)
 {
