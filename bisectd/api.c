@@ -37,6 +37,7 @@
 #include "buf.h"
 #include "digest.h"
 #include "error.h"
+#include "gitserve.h"
 #include "job.h"
 #include "jobview.h"
 #include "policy.h"
@@ -1169,6 +1170,106 @@ static enum MHD_Result r_stats(struct api *a, struct MHD_Connection *mc,
 	return get_stats(a, mc, 0);
 }
 
+/*
+ * A job's repository for workers, git's smart HTTP (upload-pack only):
+ * GET .../git/info/refs?service=git-upload-pack, POST
+ * .../git/git-upload-pack.  The job's repository must be a path here; a
+ * URL's workers fetch themselves, Debian's source they import.
+ */
+static enum MHD_Result serve_git(struct api *a, struct MHD_Connection *mc,
+				 struct conn *cn, long long id,
+				 const char *method, const char *service)
+{
+	struct gitserve_request rq = { .method = method,
+				       .service = service,
+				       .query = "",
+				       .tmpdir = a->c->state_dir,
+				       .timeout_s = 3600 };
+	struct gitserve_reply out;
+	struct job_spec spec;
+	struct store_job j;
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	int rc;
+
+	if (!strcmp(service, "info/refs")) {
+		const char *s = MHD_lookup_connection_value(
+			mc, MHD_GET_ARGUMENT_KIND, "service");
+
+		if (!s || strcmp(s, "git-upload-pack"))
+			return error_reply(mc, MHD_HTTP_FORBIDDEN,
+					   "workers may only fetch "
+					   "(service=git-upload-pack)");
+		rq.query = "service=git-upload-pack";
+	}
+	memset(&spec, 0, sizeof(spec));
+	pthread_mutex_lock(&a->c->read_lock);
+	rc = store_job_get(a->c->reader, id, &j);
+	pthread_mutex_unlock(&a->c->read_lock);
+	if (!rc) {
+		rc = job_spec_parse(&spec, j.spec, strlen(j.spec));
+		store_job_release(&j);
+	}
+	if (!rc && (spec.source || !spec.repo))
+		rc = err_set(ERR_NOTFOUND,
+			     "job %lld's tree is Debian's linux-source: "
+			     "workers import it themselves",
+			     id);
+	else if (!rc && strstr(spec.repo, "://"))
+		rc = err_set(ERR_NOTFOUND,
+			     "job %lld's repository is a URL: workers fetch "
+			     "it themselves",
+			     id);
+	if (rc) {
+		job_spec_release(&spec);
+		return error_reply(mc, status_for(rc), err_last());
+	}
+	rq.repo = spec.repo;
+	rq.content_type = MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
+						      "Content-Type");
+	rq.content_encoding = MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
+							  "Content-Encoding");
+	rq.protocol = MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
+						  "Git-Protocol");
+	rq.body = cn->body.ptr;
+	rq.len = cn->body.len;
+	rc = gitserve(&out, &rq);
+	job_spec_release(&spec);
+	if (rc)
+		return error_reply(mc, status_for(rc), err_last());
+	r = MHD_create_response_from_fd_at_offset64(out.size, out.fd,
+						    (uint64_t)out.offset);
+	if (!r) {
+		close(out.fd);
+		return error_reply(mc, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				   "out of memory");
+	}
+	MHD_add_response_header(r, "Content-Type", out.type);
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	if (deferring) {
+		if (deferring->resp)
+			MHD_destroy_response(deferring->resp);
+		deferring->resp = r;
+		deferring->resp_status = out.status;
+		return MHD_YES;
+	}
+	ret = MHD_queue_response(mc, out.status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result r_git_refs(struct api *a, struct MHD_Connection *mc,
+				  struct conn *cn, const struct match *m)
+{
+	return serve_git(a, mc, cn, m->id[0], "GET", "info/refs");
+}
+
+static enum MHD_Result r_git_pack(struct api *a, struct MHD_Connection *mc,
+				  struct conn *cn, const struct match *m)
+{
+	return serve_git(a, mc, cn, m->id[0], "POST", "git-upload-pack");
+}
+
 static enum MHD_Result r_stats_svg(struct api *a, struct MHD_Connection *mc,
 				   struct conn *cn, const struct match *m)
 {
@@ -1235,6 +1336,12 @@ static const struct route {
 	  "worker calls need a worker token", r_heartbeat, 0 },
 	{ "POST", "leases/*/result", "worker",
 	  "worker calls need a worker token", r_result, 1 },
+	{ "GET", "jobs/#job/git/info/refs", "worker",
+	  "a job's repository is for workers: it needs a worker token",
+	  r_git_refs, 1 },
+	{ "POST", "jobs/#job/git/git-upload-pack", "worker",
+	  "a job's repository is for workers: it needs a worker token",
+	  r_git_pack, 1 },
 };
 
 /*

@@ -48,6 +48,14 @@ void gu_close(struct gu_repo *r);
  * into mirror_dir the first time, fetched from then on.
  */
 int gu_open_url(struct gu_repo **out, const char *url, const char *mirror_dir);
+/*
+ * The same for a repository the coordinator serves at url (smart HTTP),
+ * with header ("Authorization: Bearer ...") on each request: every ref
+ * fetched into the bare repository mirror_dir (made on first use), only
+ * what is new after the first time.
+ */
+int gu_open_served(struct gu_repo **out, const char *url,
+		   const char *mirror_dir, const char *header);
 /* Up to max parents of commit into out; their number, or < 0. */
 int gu_parents(struct gu_repo *r, const struct gu_oid *commit,
 	       struct gu_oid *out, size_t max);

@@ -434,9 +434,17 @@ static void child(const char *const argv[], const struct proc_opts *o,
 		dup2(fd, 1);
 		dup2(fd, 2);
 		close(fd);
-		fd = open("/dev/null", O_RDONLY);
+		fd = open(o->stdin_path ? o->stdin_path : "/dev/null",
+			  O_RDONLY);
+		if (fd < 0 && o->stdin_path)
+			goto fail;
 		if (fd >= 0) {
 			dup2(fd, 0);
+			close(fd);
+		}
+		fd = o->stdout_only ? open("/dev/null", O_WRONLY) : -1;
+		if (fd >= 0) {
+			dup2(fd, 2);
 			close(fd);
 		}
 	}

@@ -88,6 +88,10 @@ struct proc_opts {
 	 * (a pids cgroup of its own, removed with everything left in it
 	 * when the child ends); 0, or no pids cgroup here: no limit */
 	unsigned max_procs;
+	/* with log_path: what stdin reads (NULL: /dev/null), and 1 to send
+	 * stderr to /dev/null instead of the log */
+	const char *stdin_path;
+	int stdout_only;
 };
 
 /*
