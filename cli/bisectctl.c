@@ -1112,6 +1112,8 @@ static int cmd_test(int argc, char **argv)
 		goto fail;
 	if (st.config_notes && *st.config_notes)
 		fprintf(stderr, "%s", st.config_notes);
+	if (st.build_notes && *st.build_notes)
+		fprintf(stderr, "%s", st.build_notes);
 	status = print_step(&st, c.json, out);
 	goto out;
 fail:
@@ -2234,6 +2236,8 @@ int main(int argc, char **argv)
 	size_t i;
 	int status;
 
+	if (helpers_is_connector(argv[0]))
+		return helpers_connect(argc, argv);
 	server = getenv("BISECTD_SERVER");
 	token = getenv("BISECTD_TOKEN");
 	while (argc >= 3 &&

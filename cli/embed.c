@@ -98,6 +98,8 @@ static void progress(struct embed *e, const struct step_result *st)
 	fputc('\n', f);
 	if (st->config_notes && *st->config_notes)
 		fprintf(f, "%s", st->config_notes);
+	if (st->build_notes && *st->build_notes)
+		fprintf(f, "%s", st->build_notes);
 	fflush(f);
 }
 

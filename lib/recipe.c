@@ -42,6 +42,7 @@ static const struct key keys[] = {
 	{ "marker", K_STR, F(marker), 1 },
 	{ "fail_on", K_FAIL, F(fail_on), 0 },
 	{ "init", K_PATH, F(init), 0 },
+	{ "distcc", K_STR, F(distcc), 0 },
 };
 #undef F
 
@@ -279,6 +280,7 @@ void recipe_release(struct recipe *r)
 	free(r->append);
 	free(r->marker);
 	free(r->init);
+	free(r->distcc);
 	free(r->text);
 	memset(r, 0, sizeof(*r));
 }

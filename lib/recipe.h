@@ -31,6 +31,7 @@ struct recipe {
 	char *marker;	  /* success marker printed by the guest init */
 	unsigned fail_on; /* CRASH_* kinds that mean bad */
 	char *init;	  /* guest init script, absolute path */
+	char *distcc;	  /* compile helpers, distcc's host list, or NULL */
 	char *text;	  /* the whole file, for reports */
 };
 

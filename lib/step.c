@@ -131,10 +131,11 @@ void step_result_release(struct step_result *st)
 	free(st->log);
 	free(st->config_path);
 	free(st->config_notes);
+	free(st->build_notes);
 	free(st->run_results);
 	free(st->patches);
 	st->title = st->excerpt = st->console_log = st->build_log = NULL;
-	st->log = st->config_path = st->config_notes = NULL;
+	st->log = st->config_path = st->config_notes = st->build_notes = NULL;
 	st->run_results = st->patches = NULL;
 }
 
@@ -221,6 +222,9 @@ json_t *step_result_json(const struct step_result *st)
 	if (st->config_notes && *st->config_notes)
 		json_object_set_new(o, "config_notes",
 				    json_string(st->config_notes));
+	if (st->build_notes && *st->build_notes)
+		json_object_set_new(o, "build_notes",
+				    json_string(st->build_notes));
 	return o;
 }
 
@@ -306,6 +310,7 @@ int step_result_parse(struct step_result *st, const char *json)
 	st->log = dup_field(o, "log");
 	st->config_path = dup_field(o, "config");
 	st->config_notes = dup_field(o, "config_notes");
+	st->build_notes = dup_field(o, "build_notes");
 	st->abort = json_is_true(json_object_get(o, "abort"));
 	st->cached = json_is_true(json_object_get(o, "cached"));
 	st->build_cached = json_is_true(json_object_get(o, "build_cached"));

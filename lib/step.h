@@ -52,6 +52,7 @@ struct step_result {
 	char *console_log, *build_log, *log; /* paths or NULL */
 	char *config_path;		     /* the .config used, or NULL */
 	char *config_notes;
+	char *build_notes; /* compile helpers: jobs sent, helpers down */
 	const char *accel; /* "kvm", "tcg" or NULL; static */
 	const char *role;  /* "bisect", "endpoint", "merge-base", "replay" */
 	size_t candidates; /* candidates left before this step */

@@ -54,6 +54,7 @@
 #include "step.h"
 #include "util.h"
 #include "boot.h"
+#include "helpers.h"
 #include "sandbox.h"
 #include "steprun.h"
 
@@ -74,6 +75,7 @@ struct wopts {
 	unsigned long command_output_mb;
 	const char *slot;
 	const char *sign_key, *sign_cert; /* sbsign build jobs' kernels */
+	const char *distcc; /* compile helpers, or NULL: the recipe's */
 	int once;
 	char recipe_path[PATH_MAX * 2];
 	char *cache;
@@ -291,7 +293,10 @@ static void child(const struct wopts *o, const struct step_assignment *a,
 				   .command_output_mb = o->command_output_mb,
 				   .command_uid = o->command_uid,
 				   .command_gid = o->command_gid,
-				   .command_network = o->allow_network };
+				   .command_network = o->allow_network,
+				   .distcc = o->distcc,
+				   .server = o->server,
+				   .token = o->token };
 	struct step_result st;
 	struct buf text;
 	char *json = NULL, *path = util_fmt("%s/result.json", step_dir);
@@ -504,7 +509,8 @@ static int usage(int asked)
 		"                     [--command-memory-mb MB] "
 		"[--command-procs N] "
 		"[--command-output-mb MB]]\n"
-		"                     [--slot S] [--once]\n"
+		"                     [--slot S] [--once] [--distcc "
+		"HOST[/N],...]\n"
 		"                     [--libvirt URI] [--sign-key KEY "
 		"--sign-cert "
 		"CERT]\n"
@@ -663,6 +669,7 @@ int main(int argc, char **argv)
 		{ "sign-key", required_argument, NULL, 'K' },
 		{ "sign-cert", required_argument, NULL, 'T' },
 		{ "import-source", required_argument, NULL, 'I' },
+		{ "distcc", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -676,6 +683,8 @@ int main(int argc, char **argv)
 	const char *command_user = "nobody", *token_file = NULL;
 	int opt, status;
 
+	if (helpers_is_connector(argv[0]))
+		return helpers_connect(argc, argv);
 	gethostname(host, sizeof(host) - 1);
 	snprintf(o.name, sizeof(o.name), "%.40s-%d", host, (int)getpid());
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -745,6 +754,16 @@ int main(int argc, char **argv)
 			break;
 		case 'I':
 			return import_source(optarg);
+		case 'D': {
+			struct helpers hs;
+
+			if (helpers_parse(&hs, optarg)) {
+				say("--distcc: %s", err_last());
+				return 2;
+			}
+			o.distcc = optarg;
+			break;
+		}
 		case 'V':
 			/* boot_run() takes it from the environment */
 			setenv("BISECTD_LIBVIRT_URI", optarg, 1);
@@ -755,6 +774,15 @@ int main(int argc, char **argv)
 	}
 	if (!o.server)
 		o.server = getenv("BISECTD_SERVER");
+	if (!o.distcc && (env = getenv("BISECTD_DISTCC")) && *env) {
+		struct helpers hs;
+
+		if (helpers_parse(&hs, env)) {
+			say("BISECTD_DISTCC: %s", err_last());
+			return 2;
+		}
+		o.distcc = env;
+	}
 	if ((env = getenv("BISECTD_WORKER_TOKEN"))) {
 		if (!o.token) {
 			snprintf(token, sizeof(token), "%s", env);

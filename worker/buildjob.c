@@ -274,7 +274,8 @@ int buildjob_run(struct buildjob_result *r, const struct buildjob_spec *b)
 			.build_version = b->deb ? "1" : NULL,
 			.build_targets = targets,
 			.sandbox = b->sandbox,
-			.uncached = 1
+			.uncached = 1,
+			.distcc = b->distcc
 		};
 		struct package_spec ps = { .step = &spec,
 					   .id = r->id,

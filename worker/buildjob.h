@@ -27,6 +27,7 @@ struct buildjob_spec {
 	const char *sign_key, *sign_cert; /* sbsign the image, or NULL */
 	int install;	       /* run the install test on the packages */
 	const char *cache_dir; /* where its Debian root is kept */
+	const char *distcc;    /* compile helpers, or NULL: the recipe's */
 };
 
 struct buildjob_result {

@@ -38,6 +38,7 @@
 #include "util.h"
 #include "boot.h"
 #include "build.h"
+#include "helpers.h"
 #include "initramfs.h"
 #include "kcache.h"
 #include "kconfig.h"
@@ -99,10 +100,39 @@ static char *ccache_basedir_env(const char *src, const char *build)
 	return util_fmt("CCACHE_BASEDIR=%.*s", last ? (int)last : 1, src);
 }
 
-/* Run make in src with O=build; 0 when it succeeded. */
+/*
+ * With CCACHE_BASEDIR, ccache hands the compiler the source's path
+ * relative to the build directory, but not the path in the kernel's own
+ * -fmacro-prefix-map=$(srctree)/=, so __FILE__ (BUG and WARN messages)
+ * would read "../src/mm/slub.c" instead of "mm/slub.c".  This adds the
+ * map for the relative path: KCPPFLAGS=-fmacro-prefix-map=../src/=.
+ */
+static char *macro_map_arg(const char *src, const char *build)
+{
+	size_t i = 0, last = 0;
+	struct buf b;
+
+	for (; src[i] && src[i] == build[i]; i++)
+		if (src[i] == '/')
+			last = i;
+	buf_init(&b, 8192);
+	buf_puts(&b, "KCPPFLAGS=-fmacro-prefix-map=");
+	for (i = last; build[i]; i++)
+		if (build[i] == '/' && build[i + 1])
+			buf_puts(&b, "../");
+	buf_printf(&b, "%s/=", src + last + 1);
+	return buf_detach(&b);
+}
+
+/*
+ * Run make in src with O=build; 0 when it succeeded.  With compile
+ * helpers (hs, NULL for none), ccache hands its misses to distcc and -j
+ * grows by the helpers' slots.
+ */
 static int make_env(const struct step_spec *s, const char *src,
 		    const char *build, const char *targets, const char *log,
-		    struct proc_result *pr, const char *extra_env)
+		    struct proc_result *pr, const char *extra_env,
+		    const struct helpers *hs, int slots)
 {
 	const char *argv[SANDBOX_WORDS + 80];
 	char *o = util_fmt("O=%s", build),
@@ -118,8 +148,10 @@ static int make_env(const struct step_spec *s, const char *src,
 				      : NULL;
 	char jobs[32], *t = strdup(targets), *tok, *save = NULL;
 	char *ccenv = ccache_dir_env(),
-	     *basedir = ccache_basedir_env(src, build);
-	const char *env[4] = { NULL };
+	     *basedir = ccache_basedir_env(src, build),
+	     *map = basedir ? macro_map_arg(src, build) : NULL;
+	const char *env[8] = { NULL };
+	int ccache = util_in_path("ccache");
 	struct live l = { "building", s->live };
 	struct proc_opts opts = { .log_path = log,
 				  .append = 1,
@@ -131,16 +163,23 @@ static int make_env(const struct step_spec *s, const char *src,
 	int rc;
 
 	{
-		const char *all[] = { ccenv, basedir, extra_env };
+		const char *all[] = { ccenv,
+				      basedir,
+				      extra_env,
+				      hs ? hs->env[0] : NULL,
+				      hs ? hs->env[1] : NULL,
+				      hs ? hs->env[2] : NULL,
+				      hs && ccache ? "CCACHE_PREFIX=distcc"
+						   : NULL };
 		size_t k, ne = 0;
 
-		for (k = 0; k < 3; k++)
+		for (k = 0; k < sizeof(all) / sizeof(*all); k++)
 			if (all[k])
 				env[ne++] = all[k];
 		if (!ne)
 			opts.env = NULL;
 	}
-	snprintf(jobs, sizeof(jobs), "-j%ld", ncpu > 0 ? ncpu : 1);
+	snprintf(jobs, sizeof(jobs), "-j%ld", (ncpu > 0 ? ncpu : 1) + slots);
 	if (s->sandbox && (rc = sandbox_argv(argv, &n, s->work_dir)))
 		goto out;
 	argv[n++] = "make";
@@ -149,8 +188,12 @@ static int make_env(const struct step_spec *s, const char *src,
 	argv[n++] = o;
 	argv[n++] = arch;
 	argv[n++] = jobs;
-	if (util_in_path("ccache"))
+	if (ccache)
 		argv[n++] = "CC=ccache gcc";
+	else if (hs)
+		argv[n++] = "CC=distcc gcc";
+	if (map)
+		argv[n++] = map;
 	argv[n++] = "KBUILD_BUILD_USER=bisectd";
 	argv[n++] = "KBUILD_BUILD_HOST=bisectd";
 	if (ts)
@@ -175,13 +218,14 @@ out:
 	free(t);
 	free(ccenv);
 	free(basedir);
+	free(map);
 	return rc;
 }
 
 static int make(const struct step_spec *s, const char *src, const char *build,
 		const char *targets, const char *log, struct proc_result *pr)
 {
-	return make_env(s, src, build, targets, log, pr, NULL);
+	return make_env(s, src, build, targets, log, pr, NULL, NULL, 0);
 }
 
 int pipeline_make(const struct step_spec *s, const char *targets,
@@ -189,7 +233,8 @@ int pipeline_make(const struct step_spec *s, const char *targets,
 {
 	char *src = util_fmt("%s/src", s->work_dir),
 	     *build = util_fmt("%s/build", s->work_dir);
-	int rc = src && build ? make_env(s, src, build, targets, log, pr, env)
+	int rc = src && build ? make_env(s, src, build, targets, log, pr, env,
+					 NULL, 0)
 			      : err_set(ERR_NOMEM, "out of memory");
 
 	free(src);
@@ -206,15 +251,32 @@ static void set_text(char **dst, const char *src)
 static int do_build(struct pipeline_result *out, const struct step_spec *s,
 		    const char *src, const char *build, const char *moddir)
 {
+	const char *spec = s->distcc ? s->distcc : s->recipe->distcc;
+	struct helpers hs = { 0 };
 	struct proc_result pr;
-	struct buf log;
+	struct buf log, notes;
 	double t0 = util_now();
-	char *err;
-	int rc;
+	char *err, *dir = NULL;
+	int rc = 0, slots = 0;
 
-	rc = make(s, src, build,
-		  s->build_targets ? s->build_targets : s->recipe->targets,
-		  out->build_log, &pr);
+	buf_init(&notes, 1u << 16);
+	if (spec && (rc = helpers_parse(&hs, spec)) == 0) {
+		dir = util_fmt("%s/helpers", s->work_dir);
+		if (dir)
+			slots = helpers_start(&hs, dir, &notes);
+		else
+			rc = err_set(ERR_NOMEM, "out of memory");
+	}
+	if (!rc)
+		rc = make_env(s, src, build,
+			      s->build_targets ? s->build_targets
+					       : s->recipe->targets,
+			      out->build_log, &pr, NULL, slots ? &hs : NULL,
+			      slots);
+	helpers_stop(&hs, &notes);
+	helpers_release(&hs);
+	free(dir);
+	out->build_notes = buf_detach(&notes);
 	if (!rc && pr.exited && pr.status == 0 && s->recipe->modules) {
 		char *target = util_fmt("modules_install INSTALL_MOD_STRIP=1 "
 					"INSTALL_MOD_PATH=%s",
@@ -595,6 +657,7 @@ void pipeline_result_release(struct pipeline_result *r)
 	free(r->console_log);
 	free(r->config_path);
 	free(r->config_notes);
+	free(r->build_notes);
 	free(r->run_results);
 	memset(r, 0, sizeof(*r));
 }
@@ -641,6 +704,7 @@ int pipeline_step(struct step_result *st, const struct step_spec *spec)
 	st->console_log = take(&r.console_log);
 	st->build_log = take(&r.build_log);
 	st->config_notes = take(&r.config_notes);
+	st->build_notes = take(&r.build_notes);
 	st->config_path = take(&r.config_path);
 	st->accel = r.accel;
 	st->build_cached = r.build_cached;

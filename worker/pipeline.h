@@ -37,6 +37,9 @@ struct step_spec {
 	/* not from the kernel cache: the tree is built here, in the work
 	 * directory, because packaging follows (a build job) */
 	int uncached;
+	/* compile helpers, distcc's host list (the worker's), or NULL: the
+	 * recipe's, if any */
+	const char *distcc;
 };
 
 struct pipeline_result {
@@ -49,6 +52,7 @@ struct pipeline_result {
 	char *console_log; /* the first failing run's, or the last one's */
 	char *config_path;
 	char *config_notes;    /* traps handled, options olddefconfig dropped */
+	char *build_notes;     /* compile helpers: jobs sent, helpers down */
 	const char *accel;     /* "kvm" or "tcg", static */
 	int build_cached;      /* the image came from the kernel cache */
 	char image_sha256[65]; /* of the booted image, or "" */

@@ -200,6 +200,54 @@ static int open_repo(struct gu_repo **out, const char *repo, const char *cache)
 }
 
 /*
+ * A repository that is a path on the coordinator and not on this machine:
+ * fetched from the coordinator (git's smart HTTP, with the worker's
+ * token) into a mirror per coordinator and path, so that every job on it
+ * shares one object store and a fetch brings only what is new.
+ */
+static int open_served(struct gu_repo **out, const struct step_assignment *a,
+		       const struct steprun_env *env)
+{
+	char hex[DIGEST_HEXSZ + 1];
+	size_t n = strlen(env->server);
+	char *key = util_fmt("%s\n%s", env->server, a->spec.repo), *dir = NULL,
+	     *url = NULL, *header = NULL;
+	int rc = 0, fd = -1;
+
+	while (n && env->server[n - 1] == '/')
+		n--;
+	if (key) {
+		digest_sha256_hex(hex, key, strlen(key));
+		dir = util_fmt("%s/mirrors/%.16s.git", env->cache_dir, hex);
+		url = util_fmt("%.*s/api/v1/jobs/%lld/git", (int)n, env->server,
+			       a->job);
+		header = util_fmt("Authorization: Bearer %s", env->token);
+	}
+	if (!key || !dir || !url || !header)
+		rc = err_set(ERR_NOMEM, "out of memory");
+	/* (slots of one machine share the mirror) */
+	if (!rc && (rc = util_mkdir_p(dir)) == 0 &&
+	    (fd = util_lock_dir(dir)) < 0)
+		rc = ERR_INFRA;
+	if (!rc) {
+		fprintf(stderr,
+			"bisect-worker: %s is not on this machine: fetching "
+			"it from the coordinator into %s\n",
+			a->spec.repo, dir);
+		rc = gu_open_served(out, url, dir, header);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (header)
+		memset(header, 0, strlen(header));
+	free(header);
+	free(url);
+	free(dir);
+	free(key);
+	return rc;
+}
+
+/*
  * A build job's step: the patches come with the request; the packages
  * end up in the step directory's packages/, which the worker uploads.
  * The verdict: good (built, booted), bad (built, the boot failed), skip
@@ -233,6 +281,7 @@ static int run_build(struct step_result *st, const struct job_spec *sp,
 		.sign_cert = env->sign_cert,
 		.install = sp->install_test,
 		.cache_dir = env->cache_dir,
+		.distcc = env->distcc,
 	};
 	int rc;
 
@@ -425,7 +474,8 @@ static int run_assignment(struct step_result *st,
 					  .work_dir = work,
 					  .step_dir = env->step_dir,
 					  .live = env->live,
-					  .sandbox = env->sandbox_commands };
+					  .sandbox = env->sandbox_commands,
+					  .distcc = env->distcc };
 
 		rc = pipeline_step(st, &spec);
 	}
@@ -461,8 +511,12 @@ int steprun_assignment(struct step_result *st, const struct step_assignment *a,
 			a->spec.repo, a->spec.source, env->cache_dir);
 		rc = srcimport_debian(&repo, &oid, env->cache_dir,
 				      a->spec.source);
-	} else if (!rc)
+	} else if (!rc && env->server && env->token &&
+		   !strstr(a->spec.repo, "://") && access(a->spec.repo, F_OK)) {
+		rc = open_served(&repo, a, env);
+	} else if (!rc) {
 		rc = open_repo(&repo, a->spec.repo, env->cache_dir);
+	}
 	if (!rc && (rc = gu_oid_parse(&oid, a->commit)) == 0)
 		rc = run_assignment(st, a, env, repo, &oid);
 	gu_close(repo);

@@ -47,6 +47,10 @@ struct steprun_env {
 	/* whom it runs as; 0: nobody in a user namespace (not root) */
 	unsigned command_uid, command_gid;
 	int command_network; /* it may have the network when it asks */
+	const char *distcc;  /* compile helpers for builds, or NULL */
+	/* the coordinator and the worker's token: a repository that is a
+	 * path there and not here is fetched from it; NULL for bisectctl */
+	const char *server, *token;
 };
 
 /*
