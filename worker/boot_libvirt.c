@@ -11,8 +11,15 @@
  * The guest's reboot or power-off destroys the domain, which ends the
  * stream: that is BOOT_EXITED.  At the boot timeout the domain is
  * destroyed: BOOT_TIMEOUT.  A domain that cannot be created is
- * BOOT_NOT_STARTED with libvirt's reason.  The kernel and initramfs are
- * named by path: on a remote URI they must be at the same path there.
+ * BOOT_NOT_STARTED with libvirt's reason.
+ *
+ * On a URI that names a host (qemu+tcp://host/system, qemu+ssh://...),
+ * the kernel and initramfs are uploaded first, through libvirt's storage
+ * API: a volume each in the storage pool $BISECTD_LIBVIRT_POOL (default
+ * "bisectd", a directory pool at /var/lib/libvirt/bisectd defined on
+ * first use), named after this host and process, deleted after the boot.
+ * Volumes that a dead process of this host left behind are deleted before
+ * an upload.  A local URI boots the files where they are.
  *
  * What made libvirt slow here: it checks, on every capability lookup,
  * whether KVM is usable by its QEMU user (libvirt-qemu), and when that
@@ -27,6 +34,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +136,208 @@ static char *domain_xml(const struct recipe *r, const char *kernel,
 	return buf_detach(&b);
 }
 
+/* A URI that names a host: the files must be sent there. */
+static int remote_uri(const char *uri)
+{
+	const char *p = strstr(uri, "://");
+
+	return p && p[3] && p[3] != '/';
+}
+
+#define POOL_DIR "/var/lib/libvirt/bisectd"
+
+static virStoragePoolPtr open_pool(virConnectPtr conn, const char *name)
+{
+	virStoragePoolPtr pool = virStoragePoolLookupByName(conn, name);
+	struct buf b;
+	int tries;
+
+	/* (two workers may define it at once: one wins, both use it) */
+	for (tries = 0; !pool && tries < 2; tries++) {
+		buf_init(&b, 4096);
+		buf_puts(&b, "<pool type='dir'><name>");
+		buf_put_escaped(&b, name);
+		buf_puts(&b, "</name><target><path>" POOL_DIR
+			     "</path><permissions><mode>0755</mode>"
+			     "</permissions></target></pool>");
+		pool = virStoragePoolDefineXML(conn, b.ptr ? b.ptr : "", 0);
+		buf_release(&b);
+		if (pool && (virStoragePoolBuild(pool, 0) < 0 ||
+			     virStoragePoolSetAutostart(pool, 1) < 0)) {
+			virStoragePoolFree(pool);
+			pool = NULL;
+		}
+		if (!pool)
+			pool = virStoragePoolLookupByName(conn, name);
+	}
+	if (pool && !virStoragePoolIsActive(pool) &&
+	    virStoragePoolCreate(pool, 0) < 0 &&
+	    !virStoragePoolIsActive(pool)) {
+		virStoragePoolFree(pool);
+		pool = NULL;
+	}
+	return pool;
+}
+
+/* Volumes named PREFIX-PID-... of a process of this host that is gone. */
+static void sweep(virStoragePoolPtr pool, const char *prefix)
+{
+	virStorageVolPtr *vols = NULL;
+	size_t len = strlen(prefix);
+	int i, n = virStoragePoolListAllVolumes(pool, &vols, 0);
+
+	for (i = 0; i < n; i++) {
+		const char *name = virStorageVolGetName(vols[i]);
+		char *end;
+		long pid;
+
+		if (name && !strncmp(name, prefix, len) && name[len] == '-') {
+			pid = strtol(name + len + 1, &end, 10);
+			if (pid > 0 && *end == '-' && kill((pid_t)pid, 0) < 0 &&
+			    errno == ESRCH)
+				virStorageVolDelete(vols[i], 0);
+		}
+		virStorageVolFree(vols[i]);
+	}
+	free(vols);
+}
+
+static int send_chunk(virStreamPtr st, char *bytes, size_t n, void *opaque)
+{
+	ssize_t got;
+
+	(void)st;
+	do
+		got = read(*(int *)opaque, bytes, n);
+	while (got < 0 && errno == EINTR);
+	return (int)got;
+}
+
+/*
+ * path as a new volume of pool named name; NULL with libvirt's reason in
+ * *why.
+ */
+static virStorageVolPtr upload(virConnectPtr conn, virStoragePoolPtr pool,
+			       const char *name, const char *path, char **why)
+{
+	virStorageVolPtr vol = NULL;
+	virStreamPtr st = NULL;
+	struct stat sb;
+	struct buf b;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ok = 0;
+
+	if (fd < 0 || fstat(fd, &sb) < 0) {
+		*why = util_fmt("%s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	buf_init(&b, 4096);
+	buf_puts(&b, "<volume><name>");
+	buf_put_escaped(&b, name);
+	buf_printf(&b,
+		   "</name><capacity unit='bytes'>%lld</capacity>"
+		   "<target><format type='raw'/><permissions><mode>0644</mode>"
+		   "</permissions></target></volume>",
+		   (long long)sb.st_size);
+	vol = virStorageVolCreateXML(pool, b.ptr ? b.ptr : "", 0);
+	buf_release(&b);
+	if (vol && (st = virStreamNew(conn, 0)) &&
+	    virStorageVolUpload(vol, st, 0, (unsigned long long)sb.st_size,
+				0) == 0) {
+		if (virStreamSendAll(st, send_chunk, &fd) == 0)
+			ok = virStreamFinish(st) == 0;
+		else
+			virStreamAbort(st);
+	}
+	if (!ok)
+		*why = util_fmt("uploading %s: %s", path, virt_msg());
+	if (st)
+		virStreamFree(st);
+	close(fd);
+	if (!ok && vol) {
+		virStorageVolDelete(vol, 0);
+		virStorageVolFree(vol);
+		vol = NULL;
+	}
+	return vol;
+}
+
+struct uploaded {
+	virStorageVolPtr vol[2];
+	char *path[2];
+};
+
+/*
+ * The kernel and initramfs into the pool at conn's host: their paths
+ * there in up->path; 0, or -1 with the reason in *why.
+ */
+static int upload_files(struct uploaded *up, virConnectPtr conn,
+			const char *uri, const char *kernel, const char *initrd,
+			char **why)
+{
+	static unsigned counter;
+	const char *name = getenv("BISECTD_LIBVIRT_POOL");
+	const char *files[2] = { kernel, initrd },
+		   *what[2] = { "kernel", "initrd" };
+	char host[64] = "", *prefix, *vname;
+	virStoragePoolPtr pool;
+	double t0 = util_now();
+	int i;
+
+	if (!name || !*name)
+		name = "bisectd";
+	gethostname(host, sizeof(host) - 1);
+	for (i = 0; host[i]; i++)
+		if (host[i] == '-' || host[i] == '.')
+			host[i] = '_';
+	pool = open_pool(conn, name);
+	if (!pool) {
+		*why = util_fmt("libvirt %s: storage pool %s: %s", uri, name,
+				virt_msg());
+		return -1;
+	}
+	prefix = util_fmt("bisectd-%s", host);
+	if (prefix)
+		sweep(pool, prefix);
+	counter++;
+	for (i = 0; i < 2 && !*why; i++) {
+		vname = util_fmt("%s-%d-%u-%s", prefix ? prefix : "bisectd",
+				 (int)getpid(), counter, what[i]);
+		up->vol[i] =
+			vname ? upload(conn, pool, vname, files[i], why) : NULL;
+		up->path[i] =
+			up->vol[i] ? virStorageVolGetPath(up->vol[i]) : NULL;
+		if (up->vol[i] && !up->path[i])
+			*why = util_fmt("libvirt %s: %s", uri, virt_msg());
+		if (!vname)
+			*why = util_fmt("out of memory");
+		free(vname);
+	}
+	if (!*why)
+		fprintf(stderr,
+			"bisect-worker: kernel and initramfs uploaded to %s "
+			"(pool %s) in %.1f s\n",
+			uri, name, util_now() - t0);
+	free(prefix);
+	virStoragePoolFree(pool);
+	return *why ? -1 : 0;
+}
+
+static void uploaded_release(struct uploaded *up)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (up->vol[i]) {
+			virStorageVolDelete(up->vol[i], 0);
+			virStorageVolFree(up->vol[i]);
+		}
+		free(up->path[i]);
+	}
+	memset(up, 0, sizeof(*up));
+}
+
 static void quiet(void *data, virErrorPtr e)
 {
 	(void)data;
@@ -157,6 +367,7 @@ int boot_libvirt_run(struct boot_result *out, const struct recipe *r,
 	struct reader rd = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
 	virConnectPtr conn;
 	virDomainPtr dom = NULL;
+	struct uploaded up;
 	pthread_t thread;
 	struct buf con;
 	char *xml;
@@ -164,6 +375,7 @@ int boot_libvirt_run(struct boot_result *out, const struct recipe *r,
 	int started = 0;
 
 	memset(out, 0, sizeof(*out));
+	memset(&up, 0, sizeof(up));
 	out->accel = "tcg";
 	buf_init(&con, 16u << 20);
 	rd.con = &con;
@@ -175,7 +387,16 @@ int boot_libvirt_run(struct boot_result *out, const struct recipe *r,
 		out->console = buf_detach_text(&con);
 		return 0;
 	}
-	xml = domain_xml(r, kernel, initrd);
+	if (remote_uri(uri) &&
+	    upload_files(&up, conn, uri, kernel, initrd, &out->why) < 0) {
+		out->end = BOOT_NOT_STARTED;
+		out->console = buf_detach_text(&con);
+		uploaded_release(&up);
+		virConnectClose(conn);
+		return 0;
+	}
+	xml = domain_xml(r, up.path[0] ? up.path[0] : kernel,
+			 up.path[1] ? up.path[1] : initrd);
 	dom = xml ? virDomainCreateXML(conn, xml,
 				       VIR_DOMAIN_START_PAUSED |
 					       VIR_DOMAIN_START_AUTODESTROY)
@@ -229,6 +450,7 @@ int boot_libvirt_run(struct boot_result *out, const struct recipe *r,
 		virStreamFree(rd.st);
 	if (dom)
 		virDomainFree(dom);
+	uploaded_release(&up);
 	virConnectClose(conn);
 	out->console = buf_detach_text(&con);
 	return 0;
