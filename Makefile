@@ -208,6 +208,7 @@ bench: deps
 	tests/bench-coord.sh
 	tests/bench-stats.sh
 	tests/bench-generic.sh
+	tests/bench-distcc.sh
 	tests/bench-ccache.sh
 	tests/bench-package.sh
 	tests/bench-titles.sh $(TITLE_CORPUS)
