@@ -100,10 +100,12 @@ static int parse_item(struct helper *h, const char *item, size_t len)
 	if (h->local && !limit)
 		h->slots = 2;
 	snprintf(h->port, sizeof(h->port), "%s", port ? port : DISTCC_PORT);
-	snprintf(h->name, sizeof(h->name), "%s%s%s%s%s",
-		 strchr(host, ':') ? "[" : "", host,
-		 strchr(host, ':') ? "]" : "", port ? ":" : "",
-		 port ? port : "");
+	if (snprintf(h->name, sizeof(h->name), "%s%s%s%s%s",
+		     strchr(host, ':') ? "[" : "", host,
+		     strchr(host, ':') ? "]" : "", port ? ":" : "",
+		     port ? port : "") >= (int)sizeof(h->name))
+		return err_set(ERR_INPUT, "distcc host '%.*s': name too long",
+			       (int)len, item);
 	return 0;
 }
 
