@@ -67,6 +67,17 @@ static void test_parse(void **state)
 	assert_int_equal(helpers_parse(&hs, "localhost:3632"), ERR_INPUT);
 	assert_int_equal(helpers_parse(&hs, " , "), ERR_INPUT);
 	assert_int_equal(helpers_parse(&hs, "[fd00::2"), ERR_INPUT);
+	/* a name that fits the item but not what is kept of it */
+	{
+		char spec[160];
+
+		memset(spec, 'a', 140);
+		strcpy(spec + 140, ":3632/2");
+		assert_int_equal(helpers_parse(&hs, spec), ERR_INPUT);
+		assert_non_null(strstr(err_last(), "name too long"));
+		spec[120] = '\0';
+		assert_int_equal(helpers_parse(&hs, spec), 0);
+	}
 }
 
 /* A helper that answers: accepts connections and echoes each back
