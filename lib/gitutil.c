@@ -1250,37 +1250,28 @@ int gu_open_served(struct gu_repo **out, const char *url,
 {
 	char all[] = "+refs/*:refs/*", *refspecs[] = { all };
 	git_strarray specs = { refspecs, 1 };
-	char *headers[] = { (char *)header }, head[4200];
+	char *headers[] = { (char *)header };
 	git_fetch_options fo;
-	git_repository *repo = NULL;
 	git_remote *remote = NULL;
-	struct gu_repo *r;
-	int rc = 0;
+	int rc = gu_init_bare(out, mirror_dir);
 
-	*out = NULL;
-	snprintf(head, sizeof(head), "%s/HEAD", mirror_dir);
-	if (access(head, F_OK) == 0
-		    ? git_repository_open_bare(&repo, mirror_dir) < 0
-		    : git_repository_init(&repo, mirror_dir, 1) < 0)
-		return git_fail(ERR_INFRA, "cannot open mirror");
+	if (rc)
+		return rc;
 	git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
 	fo.custom_headers.strings = headers;
 	fo.custom_headers.count = header ? 1 : 0;
 	fo.prune = GIT_FETCH_PRUNE;
 	/* the tags come with every other ref */
 	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
-	if (git_remote_create_anonymous(&remote, repo, url) < 0 ||
+	if (git_remote_create_anonymous(&remote, (*out)->repo, url) < 0 ||
 	    git_remote_fetch(remote, &specs, &fo, NULL) < 0)
 		rc = git_fail(ERR_INFRA, "cannot fetch from the coordinator");
 	git_remote_free(remote);
-	r = rc ? NULL : calloc(1, sizeof(*r));
-	if (!r) {
-		git_repository_free(repo);
-		return rc ? rc : err_set(ERR_NOMEM, "out of memory");
+	if (rc) {
+		gu_close(*out);
+		*out = NULL;
 	}
-	r->repo = repo;
-	*out = r;
-	return 0;
+	return rc;
 }
 
 int gu_read_blob(struct gu_repo *r, const struct gu_oid *commit,
