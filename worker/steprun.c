@@ -180,16 +180,24 @@ int steprun_command(struct step_result *st, struct gu_repo *repo,
 	return 0;
 }
 
+/* The bare mirror under the cache for key (a URL, or server and path). */
+static char *mirror_dir(const char *cache, const char *key)
+{
+	char hex[DIGEST_HEXSZ + 1];
+
+	digest_sha256_hex(hex, key, strlen(key));
+	return util_fmt("%s/mirrors/%.16s.git", cache, hex);
+}
+
 /* Open a path, or mirror a URL under the cache. */
 static int open_repo(struct gu_repo **out, const char *repo, const char *cache)
 {
-	char hex[DIGEST_HEXSZ + 1], *dir;
+	char *dir;
 	int rc;
 
 	if (!strstr(repo, "://"))
 		return gu_open(out, repo);
-	digest_sha256_hex(hex, repo, strlen(repo));
-	dir = util_fmt("%s/mirrors/%.16s.git", cache, hex);
+	dir = mirror_dir(cache, repo);
 	if (!dir)
 		return err_set(ERR_NOMEM, "out of memory");
 	rc = util_mkdir_p(cache);
@@ -208,7 +216,6 @@ static int open_repo(struct gu_repo **out, const char *repo, const char *cache)
 static int open_served(struct gu_repo **out, const struct step_assignment *a,
 		       const struct steprun_env *env)
 {
-	char hex[DIGEST_HEXSZ + 1];
 	size_t n = strlen(env->server);
 	char *key = util_fmt("%s\n%s", env->server, a->spec.repo), *dir = NULL,
 	     *url = NULL, *header = NULL;
@@ -217,8 +224,7 @@ static int open_served(struct gu_repo **out, const struct step_assignment *a,
 	while (n && env->server[n - 1] == '/')
 		n--;
 	if (key) {
-		digest_sha256_hex(hex, key, strlen(key));
-		dir = util_fmt("%s/mirrors/%.16s.git", env->cache_dir, hex);
+		dir = mirror_dir(env->cache_dir, key);
 		url = util_fmt("%.*s/api/v1/jobs/%lld/git", (int)n, env->server,
 			       a->job);
 		header = util_fmt("Authorization: Bearer %s", env->token);
