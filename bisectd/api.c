@@ -118,16 +118,12 @@ void api_token_hash(char out[65], const char *token)
 	digest_sha256_hex(out, token, strlen(token));
 }
 
-static enum MHD_Result reply(struct MHD_Connection *mc, unsigned status,
-			     char *body, const char *type)
+/* r with its type, queued (or kept for the pool call); r is taken. */
+static enum MHD_Result respond(struct MHD_Connection *mc, unsigned status,
+			       struct MHD_Response *r, const char *type)
 {
-	struct MHD_Response *r;
 	enum MHD_Result ret;
 
-	if (!body)
-		body = strdup("{\"error\":\"out of memory\"}");
-	r = MHD_create_response_from_buffer(strlen(body), body,
-					    MHD_RESPMEM_MUST_FREE);
 	MHD_add_response_header(r, "Content-Type", type);
 	MHD_add_response_header(r, "Cache-Control", "no-store");
 	if (deferring) {
@@ -140,6 +136,17 @@ static enum MHD_Result reply(struct MHD_Connection *mc, unsigned status,
 	ret = MHD_queue_response(mc, status, r);
 	MHD_destroy_response(r);
 	return ret;
+}
+
+static enum MHD_Result reply(struct MHD_Connection *mc, unsigned status,
+			     char *body, const char *type)
+{
+	if (!body)
+		body = strdup("{\"error\":\"out of memory\"}");
+	return respond(mc, status,
+		       MHD_create_response_from_buffer(strlen(body), body,
+						       MHD_RESPMEM_MUST_FREE),
+		       type);
 }
 
 static enum MHD_Result json_reply(struct MHD_Connection *mc, unsigned status,
@@ -1189,7 +1196,6 @@ static enum MHD_Result serve_git(struct api *a, struct MHD_Connection *mc,
 	struct job_spec spec;
 	struct store_job j;
 	struct MHD_Response *r;
-	enum MHD_Result ret;
 	int rc;
 
 	if (!strcmp(service, "info/refs")) {
@@ -1244,18 +1250,7 @@ static enum MHD_Result serve_git(struct api *a, struct MHD_Connection *mc,
 		return error_reply(mc, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				   "out of memory");
 	}
-	MHD_add_response_header(r, "Content-Type", out.type);
-	MHD_add_response_header(r, "Cache-Control", "no-store");
-	if (deferring) {
-		if (deferring->resp)
-			MHD_destroy_response(deferring->resp);
-		deferring->resp = r;
-		deferring->resp_status = out.status;
-		return MHD_YES;
-	}
-	ret = MHD_queue_response(mc, out.status, r);
-	MHD_destroy_response(r);
-	return ret;
+	return respond(mc, out.status, r, out.type);
 }
 
 static enum MHD_Result r_git_refs(struct api *a, struct MHD_Connection *mc,
