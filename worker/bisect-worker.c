@@ -681,6 +681,7 @@ int main(int argc, char **argv)
 	double v;
 	char host[64] = "worker", token[256], *env;
 	const char *command_user = "nobody", *token_file = NULL;
+	const char *distcc_from = "--distcc";
 	int opt, status;
 
 	if (helpers_is_connector(argv[0]))
@@ -754,16 +755,9 @@ int main(int argc, char **argv)
 			break;
 		case 'I':
 			return import_source(optarg);
-		case 'D': {
-			struct helpers hs;
-
-			if (helpers_parse(&hs, optarg)) {
-				say("--distcc: %s", err_last());
-				return 2;
-			}
+		case 'D':
 			o.distcc = optarg;
 			break;
-		}
 		case 'V':
 			/* boot_run() takes it from the environment */
 			setenv("BISECTD_LIBVIRT_URI", optarg, 1);
@@ -775,13 +769,16 @@ int main(int argc, char **argv)
 	if (!o.server)
 		o.server = getenv("BISECTD_SERVER");
 	if (!o.distcc && (env = getenv("BISECTD_DISTCC")) && *env) {
+		o.distcc = env;
+		distcc_from = "BISECTD_DISTCC";
+	}
+	if (o.distcc) {
 		struct helpers hs;
 
-		if (helpers_parse(&hs, env)) {
-			say("BISECTD_DISTCC: %s", err_last());
+		if (helpers_parse(&hs, o.distcc)) {
+			say("%s: %s", distcc_from, err_last());
 			return 2;
 		}
-		o.distcc = env;
 	}
 	if ((env = getenv("BISECTD_WORKER_TOKEN"))) {
 		if (!o.token) {
