@@ -117,14 +117,14 @@ static int loopback_listener(int *port)
 	return fd;
 }
 
-/* Run the connector as distcc would, stdin text; its stdout. */
-static char *connect_through(const char *connector, const char *host,
-			     const char *text)
+/* Run the connector as distcc would, stdin text; its stdout is want. */
+static void assert_through(const char *connector, const char *host,
+			   const char *text, const char *want)
 {
 	int in[2], out[2];
 	pid_t pid;
 	struct buf got;
-	char chunk[256];
+	char chunk[256], *reply;
 	ssize_t r;
 
 	assert_int_equal(pipe(in), 0);
@@ -150,12 +150,14 @@ static char *connect_through(const char *connector, const char *host,
 		buf_put(&got, chunk, (size_t)r);
 	close(out[0]);
 	waitpid(pid, NULL, 0);
-	return buf_detach(&got);
+	reply = buf_detach(&got);
+	assert_string_equal(reply, want);
+	free(reply);
 }
 
 static void test_relay(void **state)
 {
-	char dir[] = "/tmp/test-helpers-XXXXXX", spec[128], *connector, *reply;
+	char dir[] = "/tmp/test-helpers-XXXXXX", spec[128], *connector;
 	struct helpers hs;
 	struct buf notes;
 	pthread_t t;
@@ -178,19 +180,11 @@ static void test_relay(void **state)
 	assert_true(hs.relay > 0);
 
 	connector = util_fmt("%s/" HELPERS_CONNECTOR, dir);
-	reply = connect_through(connector, "h1", "first job");
-	assert_string_equal(reply, "FIRST JOB");
-	free(reply);
-	reply = connect_through(connector, "h1", "second");
-	assert_string_equal(reply, "SECOND");
-	free(reply);
+	assert_through(connector, "h1", "first job", "FIRST JOB");
+	assert_through(connector, "h1", "second", "SECOND");
 	/* no socket for the helper that is down, nor for a made-up one */
-	reply = connect_through(connector, "h0", "x");
-	assert_string_equal(reply, "");
-	free(reply);
-	reply = connect_through(connector, "../h1", "x");
-	assert_string_equal(reply, "");
-	free(reply);
+	assert_through(connector, "h0", "x", "");
+	assert_through(connector, "../h1", "x", "");
 
 	helpers_stop(&hs, &notes);
 	assert_non_null(strstr(buf_str(&notes), "127.0.0.1:"));
