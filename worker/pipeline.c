@@ -81,6 +81,17 @@ static char *ccache_dir_env(void)
 	return s;
 }
 
+/* The length of the directory that holds both a and b ("/" is 0). */
+static size_t common_dir(const char *a, const char *b)
+{
+	size_t i, last = 0;
+
+	for (i = 0; a[i] && a[i] == b[i]; i++)
+		if (a[i] == '/')
+			last = i;
+	return last;
+}
+
 /*
  * CCACHE_BASEDIR: the directory that holds both src and build, so that
  * the compiler sees paths relative to the build directory
@@ -90,13 +101,10 @@ static char *ccache_dir_env(void)
  */
 static char *ccache_basedir_env(const char *src, const char *build)
 {
-	size_t i = 0, last = 0;
+	size_t last = common_dir(src, build);
 
 	if (getenv("CCACHE_BASEDIR"))
 		return NULL;
-	for (; src[i] && src[i] == build[i]; i++)
-		if (src[i] == '/')
-			last = i;
 	return util_fmt("CCACHE_BASEDIR=%.*s", last ? (int)last : 1, src);
 }
 
@@ -109,12 +117,9 @@ static char *ccache_basedir_env(const char *src, const char *build)
  */
 static char *macro_map_arg(const char *src, const char *build)
 {
-	size_t i = 0, last = 0;
+	size_t i, last = common_dir(src, build);
 	struct buf b;
 
-	for (; src[i] && src[i] == build[i]; i++)
-		if (src[i] == '/')
-			last = i;
 	buf_init(&b, 8192);
 	buf_puts(&b, "KCPPFLAGS=-fmacro-prefix-map=");
 	for (i = last; build[i]; i++)
