@@ -451,7 +451,7 @@ static enum MHD_Result get_report(struct api *a, struct MHD_Connection *mc,
 
 	buf_init(&out, 64u << 20);
 	pthread_mutex_lock(&a->c->lock);
-	rc = jobview_report(a->c->store, a->c->sched, id, base,
+	rc = jobview_report(a->c->store, a->c->sched, id, base, a->o.mail_from,
 			    mail ? &out : NULL, mail ? NULL : &json);
 	pthread_mutex_unlock(&a->c->lock);
 	free(base);

@@ -38,6 +38,7 @@ struct api_opts {
 	/* where reports link to (never a request's Host header), or NULL:
 	 * http://listen:port */
 	const char *public_url;
+	const char *mail_from; /* reports' From, or NULL for bisectd's */
 	/* NULL-ended allow-lists: repository URL prefixes and directories,
 	 * webhook URL prefixes (lib/policy.h) */
 	const char *const *repo_urls, *const *repo_roots, *const *hook_urls;

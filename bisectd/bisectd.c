@@ -4,6 +4,7 @@
  *   bisectd [--config FILE] [--listen ADDR] [--port N] [--state DIR]
  *           [--recipes PATH] [--lease SECONDS] [--public-read yes|no]
  *           [--port-file FILE] [--public-url URL] [--fetch-timeout S]
+ *           [--mail-from 'NAME <ADDRESS>'] (and the limits in usage())
  *   bisectd token add ROLE NAME [--state DIR]
  *
  * Flags override the config file.  State (SQLite, mirrors, artifacts)
@@ -31,6 +32,7 @@
 #include "gitutil.h"
 #include "http.h"
 #include "job.h"
+#include "mbox.h"
 #include "policy.h"
 #include "report.h"
 #include "util.h"
@@ -50,6 +52,7 @@ struct config {
 	size_t max_upload_mb;
 	int hook_attempts;
 	char public_url[512];	    /* reports link here; "" for listen:port */
+	char mail_from[512];	    /* reports' From; "" for bisectd's */
 	double fetch_timeout_s;	    /* a submitted repository URL's fetch */
 	unsigned long fetch_max_mb; /* the largest file a fetch may write */
 	/* space-separated allow-lists: repository URL prefixes, repository
@@ -121,6 +124,12 @@ static int set_key(struct config *c, const char *k, const char *v)
 				       "public-url must be an http:// or "
 				       "https:// URL");
 		snprintf(c->public_url, sizeof(c->public_url), "%s", v);
+	} else if (!strcmp(k, "mail-from")) {
+		if (strlen(v) >= sizeof(c->mail_from))
+			return err_set(ERR_INPUT, "mail-from is too long");
+		if (mail_address_check(v))
+			return ERR_INPUT;
+		snprintf(c->mail_from, sizeof(c->mail_from), "%s", v);
 	} else if (!strcmp(k, "fetch-timeout")) {
 		c->fetch_timeout_s = strtod(v, &end);
 		if (*end ||
@@ -585,7 +594,8 @@ static int usage(int asked)
 		"[--repo-roots 'DIR...']\n"
 		"               [--webhook-urls 'PREFIX...'] "
 		"[--max-conns-per-address N]\n"
-		"               [--max-bodies-mb N]\n"
+		"               [--max-bodies-mb N] [--mail-from 'NAME "
+		"<ADDRESS>']\n"
 		"       bisectd [--state DIR] token add submit|worker|read "
 		"NAME\n"
 		"       bisectd [--state DIR] token list | token revoke "
@@ -613,6 +623,7 @@ int main(int argc, char **argv)
 		{ "webhook-urls", required_argument, NULL, 'W' },
 		{ "max-conns-per-address", required_argument, NULL, 'A' },
 		{ "max-bodies-mb", required_argument, NULL, 'B' },
+		{ "mail-from", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -633,6 +644,7 @@ int main(int argc, char **argv)
 		['W'] = "webhook-urls",
 		['A'] = "max-conns-per-address",
 		['B'] = "max-bodies-mb",
+		['E'] = "mail-from",
 	};
 	struct config c = { .listen = "127.0.0.1",
 			    .port = 8070,
@@ -728,6 +740,7 @@ int main(int argc, char **argv)
 	ao.max_poll_s = 30;
 	ao.max_bodies = c.max_bodies_mb << 20;
 	ao.public_url = c.public_url[0] ? c.public_url : NULL;
+	ao.mail_from = c.mail_from[0] ? c.mail_from : NULL;
 	ao.repo_urls = repo_urls;
 	ao.repo_roots = repo_roots;
 	ao.hook_urls = hook_urls;

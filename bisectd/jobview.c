@@ -145,7 +145,8 @@ static void link_logs(struct step_result *st, const char *base, long long job)
 }
 
 int jobview_report(struct store *store, struct sched *sched, long long job,
-		   const char *link_base, struct buf *mail, char **json)
+		   const char *link_base, const char *mail_from,
+		   struct buf *mail, char **json)
 {
 	struct report_info ri = { 0 };
 	struct store_job j;
@@ -187,6 +188,7 @@ int jobview_report(struct store *store, struct sched *sched, long long job,
 	ri.runs = spec.runs;
 	ri.error_code = code;
 	ri.job_id = job;
+	ri.mail_from = mail_from;
 	session_last_config(&s, &ri.accel, &ri.config_path);
 	if (!rc && link_base)
 		for (i = 0; i < s.nsteps; i++)

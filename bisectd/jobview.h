@@ -20,10 +20,12 @@ int jobview_session(struct session *s, int *code, struct store *store,
 
 /*
  * A finished bisection job's reports: the mail (report_mail, links under
- * link_base) and the JSON report.  ERR_INPUT when the job is not a
- * bisection or has not ended.  Either output may be NULL.
+ * link_base, from mail_from or NULL for bisectd's) and the JSON report.
+ * ERR_INPUT when the job is not a bisection or has not ended.  Either
+ * output may be NULL.
  */
 int jobview_report(struct store *store, struct sched *sched, long long job,
-		   const char *link_base, struct buf *mail, char **json);
+		   const char *link_base, const char *mail_from,
+		   struct buf *mail, char **json);
 
 #endif

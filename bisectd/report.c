@@ -574,7 +574,8 @@ int report_mail(struct buf *out, const struct session *s,
 	if (kernel)
 		buf_printf(b, "\n#regzbot introduced: %.12s\n", hex);
 	{
-		struct mail_out m = { .from = "bisectd <bisectd@localhost>",
+		struct mail_out m = { .from = ri->mail_from ? ri->mail_from
+							    : REPORT_MAIL_FROM,
 				      .to = buf_str(&to),
 				      .cc = buf_str(&cc),
 				      .subject = buf_str(&subject),

@@ -22,6 +22,7 @@ struct report_info {
 	const char *accel;	 /* "kvm", "tcg" or NULL */
 	int error_code;		 /* 0, or the session's error */
 	long long job_id;	 /* bisectd's job, or 0 */
+	const char *mail_from;	 /* the mail's From, or NULL for bisectd's */
 };
 
 /* "found", "ambiguous" or "error". */
@@ -43,6 +44,7 @@ int report_text(struct buf *out, const struct session *s,
  * link_base (may be NULL) and a "#regzbot introduced:" line.  A job that
  * did not find a culprit gets report_text() instead.
  */
+#define REPORT_MAIL_FROM "bisectd <bisectd@localhost>"
 int report_mail(struct buf *out, const struct session *s,
 		const struct report_info *ri, const char *link_base);
 

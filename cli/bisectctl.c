@@ -97,6 +97,7 @@ struct common {
 	double confidence;   /* 0: git's bisection; -1: not given */
 	const char *failure; /* the target failure, an ERE, or NULL */
 	int max_runs, endpoint_runs;
+	const char *mail_from; /* report.mail's From, or NULL */
 };
 
 /* Long options without a letter (the letters are the commands' own). */
@@ -107,6 +108,7 @@ enum {
 	OPT_ENDPOINT_RUNS,
 	OPT_APPLY,
 	OPT_NETWORK,
+	OPT_MAIL_FROM,
 };
 
 /* Parse one common option; 1 if it was one, 0 if not, -1 on error. */
@@ -134,6 +136,13 @@ static int common_opt(struct common *c, int opt, const char *arg)
 		return 1;
 	case 'R':
 		c->replay = arg;
+		return 1;
+	case OPT_MAIL_FROM:
+		if (mail_address_check(arg)) {
+			err_wrap(ERR_INPUT, "--mail-from");
+			return -1;
+		}
+		c->mail_from = arg;
 		return 1;
 	case OPT_CONFIDENCE: {
 		char *end;
@@ -211,6 +220,7 @@ static int common_opt(struct common *c, int opt, const char *arg)
 		{ "max-runs", required_argument, NULL, OPT_MAX_RUNS },         \
 		{ "endpoint-runs", required_argument, NULL,                    \
 		  OPT_ENDPOINT_RUNS },                                         \
+		{ "mail-from", required_argument, NULL, OPT_MAIL_FROM },       \
 	{                                                                      \
 		"workers", required_argument, NULL, 'W'                        \
 	}
@@ -477,7 +487,7 @@ static int finish(struct session *s, struct report_info *ri,
 		  const char *json_path, int rc)
 {
 	struct buf text;
-	char *json = NULL, *path;
+	char *json = NULL, *path, ident[512];
 
 	ri->error_code = rc;
 	buf_init(&text, 64u << 20);
@@ -499,6 +509,12 @@ static int finish(struct session *s, struct report_info *ri,
 	if (!rc && s->state == ENGINE_FOUND) {
 		struct buf mail;
 
+		/* from whoever bisects, as git send-email's mail would be,
+		 * unless --mail-from says otherwise */
+		if (!ri->mail_from &&
+		    !gu_user_ident(s->repo, ident, sizeof(ident)) &&
+		    !mail_address_check(ident))
+			ri->mail_from = ident;
 		buf_init(&mail, 64u << 20);
 		path = util_fmt("%s/report.mail", ri->out_dir);
 		if (path && !report_mail(&mail, s, ri, ri->out_dir))
@@ -618,6 +634,7 @@ static int cmd_run(int argc, char **argv)
 	ri.repo_path = c.repo_path;
 	ri.command = cmdline;
 	ri.out_dir = out;
+	ri.mail_from = c.mail_from;
 	status = finish(&s, &ri, c.json, code);
 	goto out;
 fail:
@@ -985,6 +1002,7 @@ static int cmd_bisect(int argc, char **argv)
 	ri.test_script = ctx.test;
 	ri.runs = ctx.runs;
 	ri.out_dir = out;
+	ri.mail_from = c.mail_from;
 	status = finish(&s, &ri, c.json, code);
 	goto out;
 fail:
@@ -2099,7 +2117,8 @@ static const struct command {
 	  "run [--repo DIR] --good REV [--good REV]... --bad REV\n"
 	  "      [--json FILE] [--out DIR] [--replay LOG] [--workers N]\n"
 	  "      [--confidence P [--max-runs N] [--endpoint-runs N]]\n"
-	  "      [--failure REGEX] [--network] -- CMD [ARG]...\n"
+	  "      [--failure REGEX] [--mail-from ADDR] [--network]\n"
+	  "      -- CMD [ARG]...\n"
 	  "      Bisect any git repository with CMD, as git bisect run does:\n"
 	  "      exit 0 good, 125 skip, 1-127 bad, anything else aborts.\n"
 	  "      With --server, CMD runs in the workers' sandbox; --network\n"
@@ -2108,19 +2127,23 @@ static const struct command {
 	  "      commits are run again where that decides most, and the\n"
 	  "      culprit is found at probability P, verified.  With\n"
 	  "      --failure, a failure whose title (\"exit status N\" here)\n"
-	  "      does not match is another bug, taken as a skip." },
+	  "      does not match is another bug, taken as a skip.\n"
+	  "      A culprit's report is also written as OUT/report.mail,\n"
+	  "      from ADDR ('Name <user@host>'; default: the repository's\n"
+	  "      user.name and user.email)." },
 	{ "bisect", cmd_bisect,
 	  "bisect [--repo DIR] --good REV [--good REV]... --bad REV\n"
 	  "      --recipe NAME [--test SCRIPT] [--runs N] [--json FILE]\n"
 	  "      [--out DIR] [--replay LOG] [--workers N]\n"
 	  "      [--confidence P [--max-runs N] [--endpoint-runs N]]\n"
-	  "      [--failure REGEX] [--apply PATCH]...\n"
+	  "      [--failure REGEX] [--apply PATCH]... [--mail-from ADDR]\n"
 	  "      Bisect a kernel: build and boot each step in QEMU, to a\n"
 	  "      confidence of 0.95 (the culprit verified) unless given\n"
 	  "      another; --confidence 0 is git's bisection.\n"
 	  "      --apply applies a patch on every step (the fix of another\n"
 	  "      bug that hides the one looked for); a step where it does\n"
-	  "      not apply is skipped, and says so." },
+	  "      not apply is skipped, and says so.  The report mail is\n"
+	  "      from ADDR, as with run." },
 	{ "test", cmd_test,
 	  "test [--repo DIR] --commit REV --recipe NAME [--test SCRIPT]\n"
 	  "      [--runs N] [--json FILE] [--out DIR]\n"

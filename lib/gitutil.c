@@ -1397,3 +1397,21 @@ size_t gu_import_count(const struct gu_import *im)
 {
 	return im->files;
 }
+
+int gu_user_ident(struct gu_repo *r, char *out, size_t size)
+{
+	git_signature *sig = NULL;
+	int n;
+
+	out[0] = '\0';
+	if (git_signature_default(&sig, r->repo) < 0)
+		return err_set(ERR_NOTFOUND, "no user.name and user.email");
+	n = snprintf(out, size, "%s <%s>", sig->name, sig->email);
+	git_signature_free(sig);
+	if (n < 0 || (size_t)n >= size) {
+		out[0] = '\0';
+		return err_set(ERR_NOTFOUND, "user.name and user.email too "
+					     "long");
+	}
+	return 0;
+}

@@ -102,6 +102,13 @@ int gu_commit_head(struct gu_commit *out, struct gu_repo *r,
 void gu_commit_release(struct gu_commit *c);
 
 /*
+ * "Name <email>" from the repository's configuration (user.name and
+ * user.email, as git commit takes them) into out; ERR_NOTFOUND when
+ * either is not set.
+ */
+int gu_user_ident(struct gu_repo *r, char *out, size_t size);
+
+/*
  * Call fn for each path that differs between commits a and b; fn returns
  * nonzero to stop early, and that value is returned.
  */

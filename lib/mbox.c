@@ -310,3 +310,41 @@ int mail_write(struct buf *out, const struct mail_out *m)
 	g_object_unref(msg);
 	return rc;
 }
+
+int mail_address_check(const char *s)
+{
+	InternetAddressList *l;
+	InternetAddress *a;
+	const char *addr = NULL, *at;
+
+	pthread_once(&once, init);
+	l = s && *s && !strpbrk(s, "\r\n")
+		    ? internet_address_list_parse(NULL, s)
+		    : NULL;
+	if (l && internet_address_list_length(l) == 1) {
+		a = internet_address_list_get_address(l, 0);
+		if (INTERNET_ADDRESS_IS_MAILBOX(a))
+			addr = internet_address_mailbox_get_addr(
+				INTERNET_ADDRESS_MAILBOX(a));
+	}
+	/* GMime forgives: it reads "a <a@b@c>" as a@b; the address must be
+	 * all that stands between the brackets (or all of s) */
+	for (at = addr ? strstr(s, addr) : NULL; at && strstr(at + 1, addr);)
+		at = strstr(at + 1, addr); /* the last: a name may hold it */
+	if (at && at[strlen(addr)] && at[strlen(addr)] != '>')
+		addr = NULL;
+	at = addr ? strchr(addr, '@') : NULL;
+	if (!at || at == addr || !at[1]) {
+		if (l)
+			g_object_unref(l);
+		if (!s)
+			s = "";
+		return err_set(ERR_INPUT,
+			       "'%.*s%s' is not one mail address (Name "
+			       "<user@host>)",
+			       (int)strcspn(s, "\r\n"), s,
+			       s[strcspn(s, "\r\n")] ? "..." : "");
+	}
+	g_object_unref(l);
+	return 0;
+}

@@ -66,4 +66,11 @@ struct mail_out {
 struct buf;
 int mail_write(struct buf *out, const struct mail_out *m);
 
+/*
+ * 0 when s is one mail address ("Name <user@host>" or "user@host", a
+ * name quoted where RFC 5322 wants it), as a report's From must be;
+ * else ERR_INPUT naming s.
+ */
+int mail_address_check(const char *s);
+
 #endif

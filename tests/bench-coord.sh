@@ -10,7 +10,10 @@
 #     own clock (/metrics) beside the targets and on the load generator's,
 #     refused and timed-out requests, the job list's and a job view's
 #     latency meanwhile, RSS; then RSS over BENCH_SOAK_ROUNDS (10) rounds
-#     of 1,000 jobs on one daemon, and the size of SQLite's log after.
+#     of 1,000 jobs on one daemon, and the size of SQLite's log after;
+#     with BENCH_SOAK_MINUTES=M, also RSS once a minute over M minutes of
+#     such rounds on one daemon, a round starting at most every
+#     BENCH_SOAK_PAUSE (10) seconds after the last one ended.
 #
 # BENCH_KERNEL=0 leaves out the kernel bisections, BENCH_PARALLEL=0 all
 # the bisections.  Figures go to stdout.
@@ -143,3 +146,27 @@ daemon "$scratch/soak"
 "$top/build/tests/fixtures/loadgen" "$url" "$stoken" "$wtoken" "$small" "$BAD" 1000 100 "$rounds" "$dpid" > "$scratch/soak.json"
 echo "  SQLite's write-ahead log after them: $(stat -c %s "$scratch/soak/state.db-wal" | awk '{ printf "%.1f MB", $1 / 1048576 }') (cut back to 16 MB when it starts again)"
 jq -r '"  \(.rounds) rounds in \(.seconds) s, \(.refused) refused, \(.timed_out) timed out; RSS after each round (MB): \(.rss_mb | map(tostring) | join(" ")); growth after the first round: \((.rss_mb[-1] - .rss_mb[0]) * 10 | round / 10) MB"' "$scratch/soak.json"
+
+minutes=${BENCH_SOAK_MINUTES:-0} pause=${BENCH_SOAK_PAUSE:-10}
+if [ "$minutes" -gt 0 ]; then
+	echo "== bisectd's RSS over $minutes minutes of rounds of 1,000 jobs and 100 workers, $pause s between rounds (BENCH_SOAK_MINUTES)"
+	daemon "$scratch/hour"
+	start=$(date +%s) next=$start n=0 refused=0 timed=0 samples=""
+	while [ $(($(date +%s) - start)) -lt $((minutes * 60)) ]; do
+		LOADGEN_TAG="$n." "$top/build/tests/fixtures/loadgen" "$url" "$stoken" "$wtoken" "$small" "$BAD" 1000 100 1 "$dpid" > "$scratch/round.json" ||
+			echo "  round $n did not finish: $(cat "$scratch/round.json")"
+		n=$((n + 1))
+		refused=$((refused + $(jq .refused "$scratch/round.json" 2> /dev/null || echo 0)))
+		timed=$((timed + $(jq .timed_out "$scratch/round.json" 2> /dev/null || echo 0)))
+		if [ "$(date +%s)" -ge "$next" ]; then
+			samples="$samples $(awk '/VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/$dpid/status")"
+			next=$((next + 60))
+		fi
+		sleep "$pause"
+	done
+	jobs=$(curl -s "$url/metrics" | awk '/^bisectd_jobs[{]/ { n += $NF } END { print n + 0 }')
+	echo "  $n rounds ($jobs jobs) in $(($(date +%s) - start)) s, $refused refused, $timed timed out"
+	echo "  RSS once a minute (MB):$samples"
+	echo "  $(echo "$samples" | awk '{ lo = hi = $1; for (i = 1; i <= NF; i++) { if ($i < lo) lo = $i; if ($i > hi) hi = $i } half = int(NF / 2) + 1; printf "first %s, at half time %s, last %s; lowest %s, highest %s", $1, $half, $NF, lo, hi }') (target: flat, under 30 MB)"
+	echo "  the job database: $(du -m "$scratch/hour/state.db" | cut -f1) MB"
+fi

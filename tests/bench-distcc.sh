@@ -37,7 +37,7 @@ echo "distcc: a cold tiny build here alone $(printf %.1f "$here") s," \
 	"with two helpers $(printf %.1f "$there") s:" \
 	"$(echo "$there $here" | awk '{ printf "%.2f", $1 / $2 }')x" \
 	"(the helpers share this machine's $(nproc) cores; no target)"
-jq -r '.build_notes // "no notes"' "$DISTCC_LOGS/benchdistcc.json" | sed 's/^/distcc:   /'
+jq -r '.build_notes // "no notes"' "$DISTCC_LOGS/benchdistcc.json" | sed '/^$/d; s/^/distcc:   /'
 echo "distcc:   the helpers' own logs: $(grep -c COMPILE_OK "$DISTCC_LOGS/distccd1.log") and" \
 	"$(grep -c COMPILE_OK "$DISTCC_LOGS/distccd2.log") objects compiled;" \
 	"verdicts $(jq -r .verdict "$DISTCC_LOGS/benchlocal.json") and $(jq -r .verdict "$DISTCC_LOGS/benchdistcc.json")," \

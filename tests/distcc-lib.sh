@@ -17,7 +17,7 @@ distcc_clean() {
 		ip netns del "$n"
 	done
 	for l in $(ip -o link | sed -n 's/^[0-9]*: \(bdcc[0-9]*h[0-9]*\)@.*/\1/p'); do
-		ip link del "$l"
+		ip link del "$l" 2> /dev/null # gone with its namespace
 	done
 }
 

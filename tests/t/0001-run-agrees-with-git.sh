@@ -49,4 +49,16 @@ expect_exit 0 "command runs in a checkout of BISECT_COMMIT" \
 	"$BISECTCTL" run --repo "$repo" --good "$GOOD" --bad "$BAD" \
 	--json "$SCRATCH/p.json" -- "$SCRATCH/probe.sh"
 check "... and finds the culprit" [ "$(jq -r .first_bad "$SCRATCH/p.json")" = "$CULPRIT" ]
+
+# the report mail is from whoever bisects: the repository's user.name and
+# user.email (mkrepo.sh's), or --mail-from, a name quoted as it must be
+"$BISECTCTL" run --repo "$repo" --good "$GOOD" --bad "$BAD" \
+	--out "$SCRATCH/m1" -- sh -c "$oracle" > /dev/null 2>&1
+check "report.mail is from the repository's user" \
+	grep -qx "From: Fixture Author <fixture@example.org>" "$SCRATCH/m1/report.mail"
+"$BISECTCTL" run --repo "$repo" --good "$GOOD" --bad "$BAD" \
+	--mail-from "Kernel CI, Lab <lab@example.org>" \
+	--out "$SCRATCH/m2" -- sh -c "$oracle" > /dev/null 2>&1
+check "or from --mail-from" \
+	grep -qx 'From: "Kernel CI, Lab" <lab@example.org>' "$SCRATCH/m2/report.mail"
 done_testing

@@ -25,6 +25,10 @@ one_line_error "need --bad and at least one --good"
 expect_exit 2 "no command" \
 	"$BISECTCTL" run --repo "$repo" --good "$GOOD" --bad "$BAD"
 one_line_error "run needs a command"
+expect_exit 2 "a --mail-from that is two addresses" \
+	"$BISECTCTL" run --repo "$repo" --good "$GOOD" --bad "$BAD" \
+	--mail-from "a@example.org, b@example.org" -- true
+one_line_error "^bisectctl: --mail-from: 'a@example.org, b@example.org' is not one mail address"
 expect_exit 2 "unknown subcommand" "$BISECTCTL" frobnicate
 one_line_error "unknown command 'frobnicate'"
 check "bad input left nothing in the cache" [ ! -e "$BISECTD_CACHE" ]

@@ -15,7 +15,10 @@ make_tokens
 start_sink hooks 2
 hook=$HOOK
 HOOK_URLS="$HOOK_URLS http://127.0.0.1:9/"
-start_bisectd
+expect_exit 2 "bisectd with a --mail-from that is not an address" \
+	"$BISECTD" --state "$STATE" --mail-from "bisectd at example.org"
+one_line_error "^bisectd: --mail-from: 'bisectd at example.org' is not one mail address"
+start_bisectd --mail-from "Kernel CI, Lab <lab@example.org>"
 check "bisectd is up" [ "$(api GET health)" = 200 ]
 touch "$SCRATCH/marker"
 
@@ -102,7 +105,7 @@ check "its report goes to the section's maintainers and list, and regressions@" 
 	 grep -q "^Cc: crashme@example.org, regressions@lists.linux.dev$" "$SCRATCH/headers" &&
 	 grep -q "^#regzbot introduced: $(echo "$kbad" | cut -c1-12)$" "$SCRATCH/body"'
 check "a mail any mail system takes: From, Date, MIME, and headers in ASCII" \
-	'grep -q "^From: bisectd <bisectd@localhost>$" "$SCRATCH/headers" &&
+	'grep -q "^From: \"Kernel CI, Lab\" <lab@example.org>$" "$SCRATCH/headers" &&
 	 grep -q "^Date: " "$SCRATCH/headers" &&
 	 grep -q "^MIME-Version: 1.0$" "$SCRATCH/headers" &&
 	 grep -q "^Content-Type: text/plain" "$SCRATCH/headers" &&

@@ -166,6 +166,42 @@ static void test_mbox__the_same_tree_as_git_am(void **state)
 	assert_string_equal(t, tree);
 }
 
+/* A report's From: one address, a name quoted where it needs to be. */
+static void test_mbox__one_from_address(void **state)
+{
+	static const char *const good[] = {
+		"bisectd <bisectd@localhost>",
+		"ci@farm.example.org",
+		"\"Lab, Kernel\" <lab@example.org>",
+		"Zo\xc3\xab <zoe@example.org>",
+		/* GMime quotes the name when it writes the header */
+		"Lab, Kernel <lab@example.org>",
+		"\"lab@example.org\" <lab@example.org>",
+	};
+	static const char *const bad[] = {
+		"",
+		"nobody",
+		"a@example.org, b@example.org",
+		"a <@example.org>",
+		"a <a@>",
+		"a <a@b@c>",
+		"list: a@example.org, b@example.org;",
+		"x <x@example.org>\nBcc: y@example.org",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(good) / sizeof(*good); i++)
+		assert_int_equal(mail_address_check(good[i]), 0);
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		assert_int_equal(mail_address_check(bad[i]), ERR_INPUT);
+		assert_non_null(strstr(err_last(), "is not one mail address"));
+		assert_null(strchr(err_last(), '\n'));
+	}
+	assert_string_equal(err_last(), "'x <x@example.org>...' is not one "
+					"mail address (Name <user@host>)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -173,6 +209,7 @@ int main(void)
 		cmocka_unit_test(test_mbox__not_an_mbox_is_one_diff),
 		cmocka_unit_test(test_mbox__a_cover_letter_alone_is_refused),
 		cmocka_unit_test(test_mbox__the_same_tree_as_git_am),
+		cmocka_unit_test(test_mbox__one_from_address),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
