@@ -52,6 +52,8 @@ struct conn;
 
 struct api {
 	struct MHD_Daemon *d;
+	struct MHD_Daemon *dw; /* the workers' listener, or NULL */
+	int listening;	       /* both listeners are up: MHD's log is shown */
 	struct coord *c;
 	struct api_opts o;
 	size_t body_bytes; /* held by all requests' bodies (atomic) */
@@ -1623,7 +1625,11 @@ static void on_done(void *cls, struct MHD_Connection *mc, void **con_cls,
 
 static void on_log(void *cls, const char *fmt, va_list ap)
 {
-	(void)cls;
+	struct api *a = cls;
+
+	/* a listener that cannot start is said once, by api_start's error */
+	if (!a->listening)
+		return;
 	fprintf(stderr, "bisectd: http: ");
 	vfprintf(stderr, fmt, ap);
 }
@@ -1698,13 +1704,55 @@ static void more_files(void)
 	}
 }
 
-int api_start(struct api **out, struct coord *c, const struct api_opts *o)
+/*
+ * A listener on listen:port with its own event threads, serving the
+ * whole API, into *out.
+ */
+static int listener(struct api *a, const char *listen, int port,
+		    struct MHD_Daemon **out)
 {
 	struct sockaddr_in sa;
 	struct sockaddr_in6 sa6;
 	const struct sockaddr *addr = (const struct sockaddr *)&sa;
 	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD |
 			 MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+	struct MHD_Daemon *d;
+
+	memset(&sa, 0, sizeof(sa));
+	memset(&sa6, 0, sizeof(sa6));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)port);
+	sa6.sin6_family = AF_INET6;
+	sa6.sin6_port = htons((uint16_t)port);
+	if (inet_pton(AF_INET6, listen, &sa6.sin6_addr) == 1) {
+		addr = (const struct sockaddr *)&sa6;
+		/* "::" takes IPv4 too, as 0.0.0.0 would */
+		flags |= IN6_IS_ADDR_UNSPECIFIED(&sa6.sin6_addr)
+				 ? MHD_USE_DUAL_STACK
+				 : MHD_USE_IPv6;
+	} else if (inet_pton(AF_INET, listen, &sa.sin_addr) != 1) {
+		return err_set(ERR_INPUT,
+			       "listen address '%s' is not an IPv4 or IPv6 "
+			       "address",
+			       listen);
+	}
+	*out = d = MHD_start_daemon(
+		flags, 0, NULL, NULL, on_request, a, MHD_OPTION_EXTERNAL_LOGGER,
+		on_log, a, MHD_OPTION_SOCK_ADDR, addr,
+		MHD_OPTION_NOTIFY_COMPLETED, on_done, a,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)a->o.max_conns,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)a->o.per_ip,
+		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)a->o.threads,
+		/* headers only: bodies are ours */
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)4096,
+		MHD_OPTION_END);
+	return d ? 0
+		 : err_sys(ERR_INFRA, "cannot listen on %s:%d", listen, port);
+}
+
+int api_start(struct api **out, struct coord *c, const struct api_opts *o)
+{
 	struct api *a = calloc(1, sizeof(*a));
 	int i, rc = 0;
 
@@ -1728,41 +1776,18 @@ int api_start(struct api **out, struct coord *c, const struct api_opts *o)
 		return ERR_NOMEM;
 	}
 	more_files();
-	memset(&sa, 0, sizeof(sa));
-	memset(&sa6, 0, sizeof(sa6));
-	sa.sin_family = AF_INET;
-	sa.sin_port = htons((uint16_t)o->port);
-	sa6.sin6_family = AF_INET6;
-	sa6.sin6_port = htons((uint16_t)o->port);
-	if (inet_pton(AF_INET6, o->listen, &sa6.sin6_addr) == 1) {
-		addr = (const struct sockaddr *)&sa6;
-		/* "::" takes IPv4 too, as 0.0.0.0 would */
-		flags |= IN6_IS_ADDR_UNSPECIFIED(&sa6.sin6_addr)
-				 ? MHD_USE_DUAL_STACK
-				 : MHD_USE_IPv6;
-	} else if (inet_pton(AF_INET, o->listen, &sa.sin_addr) != 1) {
+	rc = listener(a, o->listen, o->port, &a->d);
+	if (!rc && o->worker_port > 0)
+		rc = listener(a,
+			      o->worker_listen ? o->worker_listen : o->listen,
+			      o->worker_port, &a->dw);
+	if (rc) {
+		if (a->d)
+			MHD_stop_daemon(a->d);
 		api_free(a);
-		return err_set(ERR_INPUT,
-			       "listen address '%s' is not an IPv4 or IPv6 "
-			       "address",
-			       o->listen);
+		return rc;
 	}
-	a->d = MHD_start_daemon(
-		flags, 0, NULL, NULL, on_request, a, MHD_OPTION_EXTERNAL_LOGGER,
-		on_log, a, MHD_OPTION_SOCK_ADDR, addr,
-		MHD_OPTION_NOTIFY_COMPLETED, on_done, a,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)a->o.max_conns,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)o->per_ip,
-		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)a->o.threads,
-		/* headers only: bodies are ours */
-		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)4096,
-		MHD_OPTION_END);
-	if (!a->d) {
-		api_free(a);
-		return err_sys(ERR_INFRA, "cannot listen on %s:%d", o->listen,
-			       o->port);
-	}
+	a->listening = 1;
 	for (i = 0; i < a->o.pool; i++) {
 		if ((rc = pthread_create(&a->pool[i], NULL, pool_main, a)))
 			break;
@@ -1773,6 +1798,8 @@ int api_start(struct api **out, struct coord *c, const struct api_opts *o)
 		a->have_timer = 1;
 	if (!a->have_timer) {
 		stop_threads(a);
+		if (a->dw)
+			MHD_stop_daemon(a->dw);
 		MHD_stop_daemon(a->d);
 		api_free(a);
 		errno = rc;
@@ -1795,6 +1822,8 @@ void api_stop(struct api *a)
 	if (!a)
 		return;
 	stop_threads(a);
+	if (a->dw)
+		MHD_stop_daemon(a->dw);
 	MHD_stop_daemon(a->d);
 	api_free(a);
 }

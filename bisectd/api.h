@@ -47,6 +47,12 @@ struct api_opts {
 	int threads;	   /* event threads (0: 2) */
 	int pool;	   /* threads for slow calls (0: 4, at most 16) */
 	int max_conns;	   /* open connections (0: 4,000) */
+	/* a second listener for the workers, with event threads of its
+	 * own, so that their polls and results do not queue in front of
+	 * people reading the API and the pages: a port (0: none) and an
+	 * address (NULL: listen's) */
+	int worker_port;
+	const char *worker_listen;
 };
 
 #define API_POOL_MAX 16

@@ -4,7 +4,8 @@
  *   bisectd [--config FILE] [--listen ADDR] [--port N] [--state DIR]
  *           [--recipes PATH] [--lease SECONDS] [--public-read yes|no]
  *           [--port-file FILE] [--public-url URL] [--fetch-timeout S]
- *           [--mail-from 'NAME <ADDRESS>'] (and the limits in usage())
+ *           [--mail-from 'NAME <ADDRESS>'] [--worker-port N]
+ *           (and the limits in usage())
  *   bisectd token add ROLE NAME [--state DIR]
  *
  * Flags override the config file.  State (SQLite, mirrors, artifacts)
@@ -44,6 +45,10 @@
 struct config {
 	char listen[64];
 	int port;
+	/* the workers' own listener: an address ("" for listen's) and a
+	 * port (0: none) */
+	char worker_listen[64];
+	int worker_port;
 	char state[PATH_MAX];
 	char recipes[PATH_MAX * 2];
 	double lease_s;
@@ -101,10 +106,17 @@ static int set_key(struct config *c, const char *k, const char *v)
 
 	if (!strcmp(k, "listen"))
 		snprintf(c->listen, sizeof(c->listen), "%s", v);
+	else if (!strcmp(k, "worker-listen"))
+		snprintf(c->worker_listen, sizeof(c->worker_listen), "%s", v);
 	else if (!strcmp(k, "port")) {
 		c->port = (int)strtol(v, &end, 10);
 		if (*end || c->port < 0 || c->port > 65535)
 			return err_set(ERR_INPUT, "port must be 0 to 65535");
+	} else if (!strcmp(k, "worker-port")) {
+		c->worker_port = (int)strtol(v, &end, 10);
+		if (*end || !*v || c->worker_port < 0 || c->worker_port > 65535)
+			return err_set(ERR_INPUT, "worker-port must be 1 to "
+						  "65535 (0: none)");
 	} else if (!strcmp(k, "state"))
 		snprintf(c->state, sizeof(c->state), "%s", v);
 	else if (!strcmp(k, "recipes"))
@@ -596,6 +608,7 @@ static int usage(int asked)
 		"[--max-conns-per-address N]\n"
 		"               [--max-bodies-mb N] [--mail-from 'NAME "
 		"<ADDRESS>']\n"
+		"               [--worker-port N [--worker-listen ADDR]]\n"
 		"       bisectd [--state DIR] token add submit|worker|read "
 		"NAME\n"
 		"       bisectd [--state DIR] token list | token revoke "
@@ -624,6 +637,8 @@ int main(int argc, char **argv)
 		{ "max-conns-per-address", required_argument, NULL, 'A' },
 		{ "max-bodies-mb", required_argument, NULL, 'B' },
 		{ "mail-from", required_argument, NULL, 'E' },
+		{ "worker-port", required_argument, NULL, 'w' },
+		{ "worker-listen", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -645,6 +660,8 @@ int main(int argc, char **argv)
 		['A'] = "max-conns-per-address",
 		['B'] = "max-bodies-mb",
 		['E'] = "mail-from",
+		['w'] = "worker-port",
+		['X'] = "worker-listen",
 	};
 	struct config c = { .listen = "127.0.0.1",
 			    .port = 8070,
@@ -741,6 +758,8 @@ int main(int argc, char **argv)
 	ao.max_bodies = c.max_bodies_mb << 20;
 	ao.public_url = c.public_url[0] ? c.public_url : NULL;
 	ao.mail_from = c.mail_from[0] ? c.mail_from : NULL;
+	ao.worker_port = c.worker_port;
+	ao.worker_listen = c.worker_listen[0] ? c.worker_listen : NULL;
 	ao.repo_urls = repo_urls;
 	ao.repo_roots = repo_roots;
 	ao.hook_urls = hook_urls;
@@ -766,6 +785,10 @@ int main(int argc, char **argv)
 	co.api = api;
 	logf_("listening on %s:%d, state in %s", c.listen, api_port(api),
 	      c.state);
+	if (c.worker_port)
+		logf_("and for workers on %s:%d",
+		      c.worker_listen[0] ? c.worker_listen : c.listen,
+		      c.worker_port);
 	if (c.port_file[0]) {
 		char port[16];
 

@@ -9,8 +9,8 @@
 #     then 10,000 and 1,000: scheduling latency p50 and p99 on bisectd's
 #     own clock (/metrics) beside the targets and on the load generator's,
 #     refused and timed-out requests, the job list's and a job view's
-#     latency meanwhile, RSS (the 1,000 workers a second time at nice 19,
-#     as workers on other machines would not take bisectd's CPU); then
+#     latency meanwhile, RSS (the 1,000 workers a second time on a
+#     --worker-port of their own); then
 #     RSS over BENCH_SOAK_ROUNDS (10) rounds
 #     of 1,000 jobs on one daemon, and the size of SQLite's log after;
 #     with BENCH_SOAK_MINUTES=M, also RSS once a minute over M minutes of
@@ -30,13 +30,13 @@ cache=${BISECTD_CACHE:-$([ "$(id -u)" = 0 ] && echo /var/cache/bisectd || echo "
 
 # the repositories are the scratch ones and the kernel history in the
 # cache; all workers and the load generator share one address
-daemon() { # daemon STATE: start bisectd; sets url, dpid, stoken, wtoken
+daemon() { # daemon STATE [ARGS]: start bisectd; sets url, dpid, stoken, wtoken
 	stoken=$("$bisectd" --state "$1" token add submit bench)
 	wtoken=$("$bisectd" --state "$1" token add worker bench)
 	rm -f "$1.port" # a daemon of an earlier run on this state wrote it
 	setsid "$bisectd" --state "$1" --port 0 --port-file "$1.port" \
 		--lease 300 --repo-roots "$scratch $cache" \
-		--max-conns-per-address 0 > "$1.log" 2>&1 &
+		--max-conns-per-address 0 ${2:-} > "$1.log" 2>&1 &
 	dpid=$!
 	pids="$pids $dpid"
 	for _ in $(seq 100); do [ -s "$1.port" ] && break; sleep 0.1; done
@@ -125,8 +125,8 @@ verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print v == "" ? "not measured" : (v
 small=$scratch/small
 eval "$("$top/tests/fixtures/mkrepo.sh" "$small" 1 20 2> /dev/null)"
 load() {
-	daemon "$scratch/load$1"
-	env ${lg_nice:+LOADGEN_NICE=$lg_nice} "$top/build/tests/fixtures/loadgen" "$url" "$stoken" "$wtoken" "$small" "$BAD" "$1" "$2" 1 "$dpid" > "$scratch/load.json"
+	daemon "$scratch/load$1" "${lg_wport:+--worker-port $lg_wport}"
+	env ${lg_wport:+LOADGEN_WORKER_URL=http://127.0.0.1:$lg_wport} "$top/build/tests/fixtures/loadgen" "$url" "$stoken" "$wtoken" "$small" "$BAD" "$1" "$2" 1 "$dpid" > "$scratch/load.json"
 	curl -s "$url/metrics" > "$scratch/metrics"
 	p50=$(quantile 0.5 "$scratch/metrics") p99=$(quantile 0.99 "$scratch/metrics")
 	rss=$(awk '/VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/$dpid/status")
@@ -143,9 +143,10 @@ echo "== bisectd under load: 1,000 queued test jobs, 100 simulated workers"
 load 1000 100 1 5
 echo "== bisectd under load: 10,000 queued test jobs, 1,000 simulated workers"
 load 10000 1000 1 20
-echo "== the same, the simulated workers at nice 19 (they stand for other machines; bisectd and the reader at 0)"
-lg_nice=19 load 10000 1000 1 20
-lg_nice=
+echo "== the same, the workers on bisectd's --worker-port (the reads and submissions on its port)"
+lg_wport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+load 10000 1000 1 20
+lg_wport=
 rounds=${BENCH_SOAK_ROUNDS:-10}
 echo "== bisectd's RSS over $rounds rounds of 1,000 jobs and 100 workers (BENCH_SOAK_ROUNDS)"
 daemon "$scratch/soak"
@@ -157,22 +158,27 @@ minutes=${BENCH_SOAK_MINUTES:-0} pause=${BENCH_SOAK_PAUSE:-10}
 if [ "$minutes" -gt 0 ]; then
 	echo "== bisectd's RSS over $minutes minutes of rounds of 1,000 jobs and 100 workers, $pause s between rounds (BENCH_SOAK_MINUTES)"
 	daemon "$scratch/hour"
+	# a copy: a rebuild meanwhile does not touch the one that runs
+	cp "$top/build/tests/fixtures/loadgen" "$scratch/loadgen"
 	start=$(date +%s) next=$start n=0 refused=0 timed=0 samples=""
-	while [ $(($(date +%s) - start)) -lt $((minutes * 60)) ]; do
-		LOADGEN_TAG="$n." "$top/build/tests/fixtures/loadgen" "$url" "$stoken" "$wtoken" "$small" "$BAD" 1000 100 1 "$dpid" > "$scratch/round.json" ||
+	while [ $(($(date +%s) - start)) -lt $((minutes * 60)) ] && kill -0 "$dpid" 2> /dev/null; do
+		if ! LOADGEN_TAG="$n." "$scratch/loadgen" "$url" "$stoken" "$wtoken" "$small" "$BAD" 1000 100 1 "$dpid" > "$scratch/round.json"; then
 			echo "  round $n did not finish: $(cat "$scratch/round.json")"
+			echo '{"refused": 0, "timed_out": 0}' > "$scratch/round.json"
+		fi
 		n=$((n + 1))
-		refused=$((refused + $(jq .refused "$scratch/round.json" 2> /dev/null || echo 0)))
-		timed=$((timed + $(jq .timed_out "$scratch/round.json" 2> /dev/null || echo 0)))
+		refused=$((refused + $(jq .refused "$scratch/round.json")))
+		timed=$((timed + $(jq .timed_out "$scratch/round.json")))
 		if [ "$(date +%s)" -ge "$next" ]; then
-			samples="$samples $(awk '/VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/$dpid/status")"
+			rss=$(awk '/VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/$dpid/status")
+			samples="$samples $rss"
+			echo "  minute $(((next - start) / 60)): round $n, RSS $rss MB"
 			next=$((next + 60))
 		fi
 		sleep "$pause"
 	done
 	jobs=$(curl -s "$url/metrics" | awk '/^bisectd_jobs[{]/ { n += $NF } END { print n + 0 }')
 	echo "  $n rounds ($jobs jobs) in $(($(date +%s) - start)) s, $refused refused, $timed timed out"
-	echo "  RSS once a minute (MB):$samples"
-	echo "  $(echo "$samples" | awk '{ lo = hi = $1; for (i = 1; i <= NF; i++) { if ($i < lo) lo = $i; if ($i > hi) hi = $i } half = int(NF / 2) + 1; printf "first %s, at half time %s, last %s; lowest %s, highest %s", $1, $half, $NF, lo, hi }') (target: flat, under 30 MB)"
+	echo "  $(echo "$samples" | awk '{ lo = hi = $1; for (i = 1; i <= NF; i++) { if ($i < lo) lo = $i; if ($i > hi) hi = $i } half = int(NF / 2) + 1; printf "RSS first %s MB, at half time %s, last %s; lowest %s, highest %s", $1, $half, $NF, lo, hi }') (target: flat, under 30 MB)"
 	echo "  the job database: $(du -m "$scratch/hour/state.db" | cut -f1) MB"
 fi
