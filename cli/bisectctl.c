@@ -507,17 +507,18 @@ static int finish(struct session *s, struct report_info *ri,
 		util_write_atomic(path, text.ptr, text.len);
 	free(path);
 	if (!rc && s->state == ENGINE_FOUND) {
+		struct report_info mi = *ri; /* ident lives only here */
 		struct buf mail;
 
 		/* from whoever bisects, as git send-email's mail would be,
 		 * unless --mail-from says otherwise */
-		if (!ri->mail_from &&
+		if (!mi.mail_from &&
 		    !gu_user_ident(s->repo, ident, sizeof(ident)) &&
 		    !mail_address_check(ident))
-			ri->mail_from = ident;
+			mi.mail_from = ident;
 		buf_init(&mail, 64u << 20);
 		path = util_fmt("%s/report.mail", ri->out_dir);
-		if (path && !report_mail(&mail, s, ri, ri->out_dir))
+		if (path && !report_mail(&mail, s, &mi, ri->out_dir))
 			util_write_atomic(path, mail.ptr, mail.len);
 		free(path);
 		buf_release(&mail);
