@@ -1778,9 +1778,7 @@ int api_start(struct api **out, struct coord *c, const struct api_opts *o)
 	more_files();
 	rc = listener(a, o->listen, o->port, &a->d);
 	if (!rc && o->worker_port > 0)
-		rc = listener(a,
-			      o->worker_listen ? o->worker_listen : o->listen,
-			      o->worker_port, &a->dw);
+		rc = listener(a, o->worker_listen, o->worker_port, &a->dw);
 	if (rc) {
 		if (a->d)
 			MHD_stop_daemon(a->d);

@@ -49,8 +49,8 @@ struct api_opts {
 	int max_conns;	   /* open connections (0: 4,000) */
 	/* a second listener for the workers, with event threads of its
 	 * own, so that their polls and results do not queue in front of
-	 * people reading the API and the pages: a port (0: none) and an
-	 * address (NULL: listen's) */
+	 * people reading the API and the pages: a port (0: none) and its
+	 * address */
 	int worker_port;
 	const char *worker_listen;
 };

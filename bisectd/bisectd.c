@@ -759,7 +759,7 @@ int main(int argc, char **argv)
 	ao.public_url = c.public_url[0] ? c.public_url : NULL;
 	ao.mail_from = c.mail_from[0] ? c.mail_from : NULL;
 	ao.worker_port = c.worker_port;
-	ao.worker_listen = c.worker_listen[0] ? c.worker_listen : NULL;
+	ao.worker_listen = c.worker_listen[0] ? c.worker_listen : c.listen;
 	ao.repo_urls = repo_urls;
 	ao.repo_roots = repo_roots;
 	ao.hook_urls = hook_urls;
@@ -786,8 +786,7 @@ int main(int argc, char **argv)
 	logf_("listening on %s:%d, state in %s", c.listen, api_port(api),
 	      c.state);
 	if (c.worker_port)
-		logf_("and for workers on %s:%d",
-		      c.worker_listen[0] ? c.worker_listen : c.listen,
+		logf_("and for workers on %s:%d", ao.worker_listen,
 		      c.worker_port);
 	if (c.port_file[0]) {
 		char port[16];
