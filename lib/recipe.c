@@ -43,6 +43,7 @@ static const struct key keys[] = {
 	{ "fail_on", K_FAIL, F(fail_on), 0 },
 	{ "init", K_PATH, F(init), 0 },
 	{ "distcc", K_STR, F(distcc), 0 },
+	{ "icecc", K_STR, F(icecc), 0 },
 };
 #undef F
 
@@ -219,6 +220,13 @@ int recipe_parse(struct recipe *out, const char *name, const char *dir,
 			return rc;
 		}
 	}
+	if (out->distcc && out->icecc) {
+		recipe_release(out);
+		return err_set(ERR_INPUT,
+			       "recipe '%s': distcc and icecc: one kind of "
+			       "compile helper, not both",
+			       name);
+	}
 	rc = set_defaults(out);
 	if (rc)
 		recipe_release(out);
@@ -281,6 +289,7 @@ void recipe_release(struct recipe *r)
 	free(r->marker);
 	free(r->init);
 	free(r->distcc);
+	free(r->icecc);
 	free(r->text);
 	memset(r, 0, sizeof(*r));
 }

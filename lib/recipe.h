@@ -32,6 +32,7 @@ struct recipe {
 	unsigned fail_on; /* CRASH_* kinds that mean bad */
 	char *init;	  /* guest init script, absolute path */
 	char *distcc;	  /* compile helpers, distcc's host list, or NULL */
+	char *icecc;	  /* or icecc's scheduler, HOST[:PORT] */
 	char *text;	  /* the whole file, for reports */
 };
 

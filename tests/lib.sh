@@ -101,3 +101,26 @@ mail_headers() {
 jq_true() { jq -e "$2" "$1" >/dev/null; }
 # matches STRING REGEX: expr(1)'s anchored match
 matches() { expr "$1" : "$2" >/dev/null; }
+# probe_patch OUT ADDRESS/PORT...: a patch of the kernel fixture's init/
+# (as of $GOOD in $REPO) into OUT: its build prints "bisectd-probe
+# ADDRESS/PORT: reached" (or "unreachable") for each, trying bash's
+# /dev/tcp from make's $(shell), and init/version.c gains a symbol, so
+# that something is compiled
+probe_patch() {
+	pp_out=$1
+	shift
+	rm -rf "$SCRATCH/pp"
+	mkdir -p "$SCRATCH/pp/a/init" "$SCRATCH/pp/b/init"
+	for f in Makefile version.c; do
+		git -C "$REPO" show "$GOOD:init/$f" > "$SCRATCH/pp/a/init/$f"
+	done
+	awk -v targets="$*" '/^ccflags-y/ && !done {
+		n = split(targets, t, " ")
+		for (i = 1; i <= n; i++)
+			print "$(info bisectd-probe " t[i] ": $(shell bash -c \"echo > /dev/tcp/" t[i] "\" 2> /dev/null && echo reached || echo unreachable))"
+		print ""; done = 1 } { print }' \
+		"$SCRATCH/pp/a/init/Makefile" > "$SCRATCH/pp/b/init/Makefile"
+	awk '/^static int __init early_hostname/ && !done { print "int bisectd_patched_marker;"; print ""; done = 1 } { print }' \
+		"$SCRATCH/pp/a/init/version.c" > "$SCRATCH/pp/b/init/version.c"
+	(cd "$SCRATCH/pp" && diff -ru a b) > "$pp_out"
+}

@@ -76,6 +76,7 @@ struct wopts {
 	const char *slot;
 	const char *sign_key, *sign_cert; /* sbsign build jobs' kernels */
 	const char *distcc; /* compile helpers, or NULL: the recipe's */
+	const char *icecc;  /* or icecc's scheduler */
 	int once;
 	char recipe_path[PATH_MAX * 2];
 	char *cache;
@@ -295,6 +296,7 @@ static void child(const struct wopts *o, const struct step_assignment *a,
 				   .command_gid = o->command_gid,
 				   .command_network = o->allow_network,
 				   .distcc = o->distcc,
+				   .icecc = o->icecc,
 				   .server = o->server,
 				   .token = o->token };
 	struct step_result st;
@@ -510,7 +512,7 @@ static int usage(int asked)
 		"[--command-procs N] "
 		"[--command-output-mb MB]]\n"
 		"                     [--slot S] [--once] [--distcc "
-		"HOST[/N],...]\n"
+		"HOST[/N],... | --icecc SCHEDULER]\n"
 		"                     [--libvirt URI] [--sign-key KEY "
 		"--sign-cert "
 		"CERT]\n"
@@ -670,6 +672,7 @@ int main(int argc, char **argv)
 		{ "sign-cert", required_argument, NULL, 'T' },
 		{ "import-source", required_argument, NULL, 'I' },
 		{ "distcc", required_argument, NULL, 'D' },
+		{ "icecc", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -681,7 +684,7 @@ int main(int argc, char **argv)
 	double v;
 	char host[64] = "worker", token[256], *env;
 	const char *command_user = "nobody", *token_file = NULL;
-	const char *distcc_from = "--distcc";
+	const char *distcc_from = "--distcc", *icecc_from = "--icecc";
 	int opt, status;
 
 	if (helpers_is_connector(argv[0]))
@@ -758,6 +761,9 @@ int main(int argc, char **argv)
 		case 'D':
 			o.distcc = optarg;
 			break;
+		case 'E':
+			o.icecc = optarg;
+			break;
 		case 'V':
 			/* boot_run() takes it from the environment */
 			setenv("BISECTD_LIBVIRT_URI", optarg, 1);
@@ -772,11 +778,22 @@ int main(int argc, char **argv)
 		o.distcc = env;
 		distcc_from = "BISECTD_DISTCC";
 	}
-	if (o.distcc) {
+	if (!o.icecc && (env = getenv("BISECTD_ICECC")) && *env) {
+		o.icecc = env;
+		icecc_from = "BISECTD_ICECC";
+	}
+	if (o.distcc && o.icecc) {
+		say("%s and %s: one kind of compile helper, not both",
+		    distcc_from, icecc_from);
+		return 2;
+	}
+	if (o.distcc || o.icecc) {
 		struct helpers hs;
 
-		if (helpers_parse(&hs, o.distcc)) {
-			say("%s: %s", distcc_from, err_last());
+		if (o.distcc ? helpers_parse(&hs, o.distcc)
+			     : helpers_parse_icecc(&hs, o.icecc)) {
+			say("%s: %s", o.distcc ? distcc_from : icecc_from,
+			    err_last());
 			return 2;
 		}
 	}

@@ -275,7 +275,8 @@ int buildjob_run(struct buildjob_result *r, const struct buildjob_spec *b)
 			.build_targets = targets,
 			.sandbox = b->sandbox,
 			.uncached = 1,
-			.distcc = b->distcc
+			.distcc = b->distcc,
+			.icecc = b->icecc
 		};
 		struct package_spec ps = { .step = &spec,
 					   .id = r->id,

@@ -28,6 +28,7 @@ struct buildjob_spec {
 	int install;	       /* run the install test on the packages */
 	const char *cache_dir; /* where its Debian root is kept */
 	const char *distcc;    /* compile helpers, or NULL: the recipe's */
+	const char *icecc;     /* or icecc's scheduler */
 };
 
 struct buildjob_result {

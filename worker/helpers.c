@@ -11,7 +11,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,14 +31,19 @@
 #define DISTCC_PORT "3632"
 #define PROBE_MS 2000
 
-static int parse_item(struct helper *h, const char *item, size_t len)
+/*
+ * One HOST[:PORT][/LIMIT][,lzo] item of len bytes into h; "what" names
+ * it in errors ("distcc host"), defport is its port when none is given.
+ */
+static int parse_item(struct helper *h, const char *item, size_t len,
+		      const char *what, const char *defport)
 {
 	char s[160], *p, *host = s, *port = NULL, *limit = NULL;
 	char *end;
 	long v;
 
 	if (len >= sizeof(s))
-		return err_set(ERR_INPUT, "distcc host '%.*s' is too long",
+		return err_set(ERR_INPUT, "%s '%.*s' is too long", what,
 			       (int)len, item);
 	memcpy(s, item, len);
 	s[len] = '\0';
@@ -45,8 +52,7 @@ static int parse_item(struct helper *h, const char *item, size_t len)
 	if (*s == '[') {
 		p = strchr(s, ']');
 		if (!p)
-			return err_set(ERR_INPUT, "distcc host '%s': no ']'",
-				       s);
+			return err_set(ERR_INPUT, "%s '%s': no ']'", what, s);
 		host = s + 1;
 		*p++ = '\0';
 	} else {
@@ -65,46 +71,45 @@ static int parse_item(struct helper *h, const char *item, size_t len)
 	if (*p) {
 		if (strcmp(p, ",lzo"))
 			return err_set(ERR_INPUT,
-				       "distcc host '%.*s': '%s' is not "
+				       "%s '%.*s': '%s' is not "
 				       "HOST[:PORT][/LIMIT][,lzo]",
-				       (int)len, item, p);
+				       what, (int)len, item, p);
 		h->lzo = 1;
 	}
 	if (!*host || strspn(host, "abcdefghijklmnopqrstuvwxyz"
 				   "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 				   "0123456789.-:") != strlen(host))
-		return err_set(ERR_INPUT, "distcc host '%.*s': bad host name",
+		return err_set(ERR_INPUT, "%s '%.*s': bad host name", what,
 			       (int)len, item);
 	if (port) {
 		v = strtol(port, &end, 10);
 		if (*end || end == port || v < 1 || v > 65535)
-			return err_set(ERR_INPUT,
-				       "distcc host '%.*s': bad port", (int)len,
-				       item);
+			return err_set(ERR_INPUT, "%s '%.*s': bad port", what,
+				       (int)len, item);
 	}
 	if (limit) {
 		v = strtol(limit, &end, 10);
 		if (end == limit || v < 1 || v > 256)
 			return err_set(ERR_INPUT,
-				       "distcc host '%.*s': the limit is "
+				       "%s '%.*s': the limit is "
 				       "1 to 256 jobs",
-				       (int)len, item);
+				       what, (int)len, item);
 		h->slots = (unsigned)v;
 	}
 	h->local = !strcmp(host, "localhost");
 	if (h->local && (port || h->lzo))
 		return err_set(ERR_INPUT,
-			       "distcc host '%.*s': localhost takes only "
+			       "%s '%.*s': localhost takes only "
 			       "a limit",
-			       (int)len, item);
+			       what, (int)len, item);
 	if (h->local && !limit)
 		h->slots = 2;
-	snprintf(h->port, sizeof(h->port), "%s", port ? port : DISTCC_PORT);
+	snprintf(h->port, sizeof(h->port), "%s", port ? port : defport);
 	if (snprintf(h->name, sizeof(h->name), "%s%s%s%s%s",
 		     strchr(host, ':') ? "[" : "", host,
 		     strchr(host, ':') ? "]" : "", port ? ":" : "",
 		     port ? port : "") >= (int)sizeof(h->name))
-		return err_set(ERR_INPUT, "distcc host '%.*s': name too long",
+		return err_set(ERR_INPUT, "%s '%.*s': name too long", what,
 			       (int)len, item);
 	return 0;
 }
@@ -130,7 +135,8 @@ int helpers_parse(struct helpers *hs, const char *spec)
 		if (hs->n == HELPERS_MAX)
 			return err_set(ERR_INPUT, "more than %d distcc hosts",
 				       HELPERS_MAX);
-		rc = parse_item(&hs->h[hs->n], p, len);
+		rc = parse_item(&hs->h[hs->n], p, len, "distcc host",
+				DISTCC_PORT);
 		if (rc)
 			return rc;
 		hs->n++;
@@ -139,6 +145,118 @@ int helpers_parse(struct helpers *hs, const char *spec)
 	if (!hs->n)
 		return err_set(ERR_INPUT, "no distcc host in '%s'", spec);
 	return 0;
+}
+
+/* --- icecc: the scheduler and its compile servers -------------------- */
+
+#define ICECC_PORT "8765"
+
+int helpers_parse_icecc(struct helpers *hs, const char *spec)
+{
+	char item[160];
+	size_t len;
+	int rc;
+
+	memset(hs, 0, sizeof(*hs));
+	spec += strspn(spec, " \t");
+	len = strlen(spec);
+	while (len && (spec[len - 1] == ' ' || spec[len - 1] == '\t'))
+		len--;
+	if (!len)
+		return err_set(ERR_INPUT, "no icecc scheduler");
+	if (strcspn(spec, " \t,/") < len)
+		return err_set(ERR_INPUT,
+			       "icecc scheduler '%.*s' is not HOST[:PORT]",
+			       (int)len, spec);
+	/* (a scheduler on this machine is no distcc "localhost") */
+	if (len >= 9 && !strncmp(spec, "localhost", 9) &&
+	    (len == 9 || spec[9] == ':')) {
+		snprintf(item, sizeof(item), "127.0.0.1%.*s", (int)(len - 9),
+			 spec + 9);
+		spec = item;
+		len = strlen(item);
+	}
+	rc = parse_item(&hs->sched, spec, len, "icecc scheduler", ICECC_PORT);
+	if (rc)
+		return rc;
+	/* its text port, whose "listcs" names the compile servers */
+	if (atoi(hs->sched.port) >= 65535)
+		return err_set(ERR_INPUT,
+			       "icecc scheduler '%.*s': bad port (its text "
+			       "port is the next one)",
+			       (int)len, spec);
+	hs->icecc = 1;
+	return 0;
+}
+
+/* One "listcs" line's server into h: 1, 0 when it takes no jobs, -1
+ * when the line cannot be read. */
+static int listcs_line(struct helper *h, const char *line, size_t len)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV },
+			*ai = NULL;
+	char l[512], *open_, *close_, *colon, *jobs;
+	unsigned running, max;
+
+	if (len >= sizeof(l))
+		return -1;
+	memcpy(l, line, len);
+	l[len] = '\0';
+	open_ = strstr(l, " (");
+	close_ = open_ ? strstr(open_, ") ") : NULL;
+	jobs = close_ ? strstr(close_, " jobs=") : NULL;
+	if (!jobs || sscanf(jobs, " jobs=%u/%u", &running, &max) != 2)
+		return -1;
+	*open_ = '\0';
+	*close_ = '\0';
+	colon = strrchr(open_ + 2, ':');
+	if (!colon || colon == open_ + 2)
+		return -1;
+	*colon = '\0';
+	memset(h, 0, sizeof(*h));
+	snprintf(h->node, sizeof(h->node), "%s", l + strspn(l, " "));
+	snprintf(h->port, sizeof(h->port), "%s", colon + 1);
+	if (getaddrinfo(open_ + 2, h->port, &hints, &ai))
+		return -1;
+	memcpy(&h->addr, ai->ai_addr, ai->ai_addrlen);
+	h->addrlen = ai->ai_addrlen;
+	freeaddrinfo(ai);
+	snprintf(h->name, sizeof(h->name), "%s%s%s:%s",
+		 strchr(open_ + 2, ':') ? "[" : "", open_ + 2,
+		 strchr(open_ + 2, ':') ? "]" : "", h->port);
+	h->slots = max;
+	return max > 0;
+}
+
+int helpers_parse_listcs(struct helpers *hs, const char *text)
+{
+	const char *p = text;
+
+	hs->n = 0;
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+		size_t l = len;
+		int rc;
+
+		while (l && p[l - 1] == '\r')
+			l--;
+		/* the greeting and "200 done", blank lines, and the jobs
+		 * each server runs (indented further) */
+		if (l && strncmp(p, "200", 3) && strncmp(p, "   ", 3)) {
+			if (hs->n == HELPERS_MAX)
+				break;
+			rc = listcs_line(&hs->h[hs->n], p, l);
+			if (rc < 0)
+				return err_set(ERR_INPUT,
+					       "icecc scheduler: cannot read "
+					       "its line '%.*s'",
+					       (int)(l > 80 ? 80 : l), p);
+			hs->n += (size_t)rc;
+		}
+		p += len + (p[len] == '\n');
+	}
+	return (int)hs->n;
 }
 
 /* The host part of h->name, without brackets, into out. */
@@ -156,10 +274,14 @@ static void host_of(const struct helper *h, char *out, size_t size)
 	snprintf(out, size, "%.*s", (int)len, s);
 }
 
-/* Resolve h and connect within PROBE_MS; 0, or why not into why. */
-static int probe(struct helper *h, char *why, size_t size)
+/*
+ * Resolve h's host (h->addr gets it, with h->port) and connect to port
+ * within PROBE_MS: the connected socket, or -1 and why not into why.
+ */
+static int dial(struct helper *h, const char *port, char *why, size_t size)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
+	struct sockaddr_storage sa;
 	char host[128];
 	struct pollfd pfd;
 	int fd, e = 0, rc;
@@ -173,14 +295,23 @@ static int probe(struct helper *h, char *why, size_t size)
 	}
 	memcpy(&h->addr, ai->ai_addr, ai->ai_addrlen);
 	h->addrlen = ai->ai_addrlen;
-	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-		    0);
 	freeaddrinfo(ai);
+	memcpy(&sa, &h->addr, sizeof(sa));
+	if (port != h->port) {
+		unsigned short p = (unsigned short)atoi(port);
+
+		if (sa.ss_family == AF_INET6)
+			((struct sockaddr_in6 *)&sa)->sin6_port = htons(p);
+		else
+			((struct sockaddr_in *)&sa)->sin_port = htons(p);
+	}
+	fd = socket(sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    0);
 	if (fd < 0) {
 		snprintf(why, size, "%s", strerror(errno));
 		return -1;
 	}
-	rc = connect(fd, (struct sockaddr *)&h->addr, h->addrlen);
+	rc = connect(fd, (struct sockaddr *)&sa, h->addrlen);
 	if (rc && errno == EINPROGRESS) {
 		pfd.fd = fd;
 		pfd.events = POLLOUT;
@@ -193,10 +324,23 @@ static int probe(struct helper *h, char *why, size_t size)
 	} else if (rc) {
 		e = errno;
 	}
-	close(fd);
-	if (e)
+	if (e) {
+		close(fd);
 		snprintf(why, size, "%s", strerror(e));
-	return e ? -1 : 0;
+		return -1;
+	}
+	return fd;
+}
+
+/* Resolve h and connect within PROBE_MS; 0, or why not into why. */
+static int probe(struct helper *h, char *why, size_t size)
+{
+	int fd = dial(h, h->port, why, size);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
 }
 
 /* --- the relay: runs after fork, system calls only --------------------- */
@@ -371,6 +515,367 @@ static int place_connector(const char *dir, char **path)
 	return rc;
 }
 
+/* --- icecc: the local daemon, the scheduler, the build's namespace ---- */
+
+/* The local iceccd's socket: $BISECTD_ICECC_SOCKET, or where iceccd
+ * makes it as root (icecream's client looks there first, then
+ * /var/run/iceccd.socket). */
+static const char *icecc_socket(void)
+{
+	const char *env = getenv("BISECTD_ICECC_SOCKET");
+
+	if (env && *env)
+		return env;
+	if (access(ICECC_SOCKET, F_OK) &&
+	    !access("/var/run/iceccd.socket", F_OK))
+		return "/var/run/iceccd.socket";
+	return ICECC_SOCKET;
+}
+
+/* 0 when something accepts at the Unix socket path, else why not. */
+static int unix_answers(const char *path, char *why, size_t size)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, rc = -1;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		snprintf(why, size, "the path is too long");
+		return -1;
+	}
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+		rc = 0;
+	else
+		snprintf(why, size, "%s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* icecc-scheduler's answer to "listcs" on its text port into answer;
+ * 0, or -1 and why not into why. */
+static int ask_scheduler(struct helpers *hs, struct buf *answer, char *why,
+			 size_t size)
+{
+	static const char ask[] = "listcs\n", bye[] = "quit\n";
+	char port[16], chunk[4096];
+	double until = util_now() + 5;
+	int fd, rc = -1;
+
+	snprintf(port, sizeof(port), "%d",
+		 (int)(strtoul(hs->sched.port, NULL, 10) & 0xffff) + 1);
+	fd = dial(&hs->sched, port, why, size);
+	if (fd < 0)
+		return -1;
+	if (write(fd, ask, sizeof(ask) - 1) != (ssize_t)sizeof(ask) - 1) {
+		snprintf(why, size, "%s", strerror(errno));
+		goto out;
+	}
+	for (;;) {
+		struct pollfd pfd = { fd, POLLIN, 0 };
+		const char *text = buf_str(answer);
+		ssize_t r;
+		int ms = (int)((until - util_now()) * 1000);
+
+		if (strstr(text, "\n200 done")) {
+			rc = 0;
+			break;
+		}
+		if (ms <= 0 || poll(&pfd, 1, ms) <= 0) {
+			snprintf(why, size, "no answer to listcs");
+			break;
+		}
+		r = read(fd, chunk, sizeof(chunk));
+		if (r <= 0) {
+			snprintf(why, size, "%s",
+				 r ? strerror(errno) : "it hung up");
+			break;
+		}
+		if (buf_put(answer, chunk, (size_t)r)) {
+			snprintf(why, size, "its answer is too long");
+			break;
+		}
+	}
+	/* (whether it hears the goodbye or not, the socket closes) */
+	if (!rc && write(fd, bye, sizeof(bye) - 1) < 0)
+		rc = 0;
+out:
+	close(fd);
+	return rc;
+}
+
+/* iproute2's ip, for the namespace's loopback: its path into out, or 0
+ * when there is none. */
+static int find_ip(char *out, size_t size)
+{
+	static const char *const at[] = { "/usr/sbin/ip", "/sbin/ip",
+					  "/usr/bin/ip", "/bin/ip" };
+	size_t i;
+
+	for (i = 0; i < sizeof(at) / sizeof(*at); i++)
+		if (!access(at[i], X_OK)) {
+			snprintf(out, size, "%s", at[i]);
+			return 1;
+		}
+	return 0;
+}
+
+/* What the relay says of its namespace: stage 0 when it is ready (inner
+ * is its descriptor in the relay), else the stage that failed and err
+ * (an errno, or ip's exit status). */
+struct ns_report {
+	int stage, err, inner;
+	size_t which;
+};
+
+enum { NS_OK, NS_UNSHARE, NS_IP, NS_LISTEN, NS_BACK };
+
+/* Run ip with argv in this (the relay's) namespace; its status. */
+static int run_ip(const char *ip, char *const *argv)
+{
+	static char *const noenv[] = { NULL };
+	int st = -1;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+		}
+		execve(ip, argv, noenv);
+		_exit(127);
+	}
+	if (pid < 0)
+		return -1;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/*
+ * In the relay, after fork (system calls only): a network namespace of
+ * its own with the loopback up and carrying each server's address
+ * (cidr[i], "ADDRESS/32"), a socket listening at each into lfd, and the
+ * relay itself back in the worker's namespace, holding the new one.
+ */
+static struct ns_report netns_setup(struct helpers *hs, int *lfd,
+				    const char *ip, char cidr[][160])
+{
+	struct ns_report r = { 0 };
+	char lo[] = "lo", up[] = "up", link[] = "link", set[] = "set",
+	     addr[] = "addr", add[] = "add", dev[] = "dev", ipw[] = "ip";
+	int outer = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC), one = 1;
+	size_t i;
+
+	if (outer < 0 || unshare(CLONE_NEWNET)) {
+		r.stage = NS_UNSHARE;
+		r.err = errno;
+		return r;
+	}
+	{
+		char *const a[] = { ipw, link, set, lo, up, NULL };
+
+		r.err = run_ip(ip, a);
+	}
+	for (i = 0; !r.err && i < hs->n; i++) {
+		char *const a[] = { ipw, addr, add, cidr[i], dev, lo, NULL };
+
+		if (hs->h[i].up)
+			r.err = run_ip(ip, a);
+	}
+	if (r.err) {
+		r.stage = NS_IP;
+		return r;
+	}
+	for (i = 0; i < hs->n; i++) {
+		struct helper *h = &hs->h[i];
+
+		if (!h->up)
+			continue;
+		lfd[i] = socket(h->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC,
+				0);
+		if (lfd[i] < 0 ||
+		    setsockopt(lfd[i], SOL_SOCKET, SO_REUSEADDR, &one,
+			       sizeof(one)) ||
+		    bind(lfd[i], (struct sockaddr *)&h->addr, h->addrlen) ||
+		    listen(lfd[i], 128)) {
+			r.stage = NS_LISTEN;
+			r.err = errno;
+			r.which = i;
+			return r;
+		}
+	}
+	r.inner = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (r.inner < 0 || setns(outer, CLONE_NEWNET)) {
+		r.stage = NS_BACK;
+		r.err = errno;
+	}
+	close(outer);
+	return r;
+}
+
+/* Why the relay's namespace failed, as a note's words. */
+static void ns_why(const struct helpers *hs, const struct ns_report *r,
+		   struct buf *notes)
+{
+	switch (r->stage) {
+	case NS_UNSHARE:
+		buf_printf(notes, "a network namespace for the build: %s",
+			   strerror(r->err));
+		break;
+	case NS_IP:
+		buf_printf(notes,
+			   "ip could not set the build namespace's loopback "
+			   "up (status %d)",
+			   r->err);
+		break;
+	case NS_LISTEN:
+		buf_printf(notes,
+			   "cannot listen at %s in the build's "
+			   "namespace: %s",
+			   hs->h[r->which].name, strerror(r->err));
+		break;
+	default:
+		buf_printf(notes, "the relay's namespace: %s",
+			   r->err ? strerror(r->err) : "the relay died");
+	}
+}
+
+/* The compile servers the scheduler lists, probed; how many answered.
+ * What it cannot reach or read goes to notes. */
+static size_t icecc_servers(struct helpers *hs, struct buf *notes)
+{
+	char why[160];
+	struct buf answer;
+	size_t i, up = 0;
+	int n;
+
+	buf_init(&answer, 4u << 20);
+	if (ask_scheduler(hs, &answer, why, sizeof(why))) {
+		buf_printf(notes, "icecc scheduler %s cannot be reached (%s)\n",
+			   hs->sched.name, why);
+		n = 0;
+	} else if ((n = helpers_parse_listcs(hs, buf_str(&answer))) < 0) {
+		buf_printf(notes, "%s\n", err_last());
+		n = 0;
+	} else if (n == 0) {
+		buf_printf(notes,
+			   "icecc scheduler %s lists no compile server that "
+			   "takes jobs\n",
+			   hs->sched.name);
+	}
+	buf_release(&answer);
+	for (i = 0; i < (size_t)n; i++) {
+		struct helper *h = &hs->h[i];
+
+		h->up = probe(h, why, sizeof(why)) == 0;
+		if (h->up)
+			up++;
+		else
+			buf_printf(notes,
+				   "icecc compile server %s (%s) is down "
+				   "(%s): left out\n",
+				   h->node, h->name, why);
+	}
+	return up;
+}
+
+static int icecc_start(struct helpers *hs, const char *dir, struct buf *notes)
+{
+	static char cidr[HELPERS_MAX][160];
+	const char *sock = icecc_socket();
+	char why[160], ip[64], *counts = NULL;
+	int lfd[HELPERS_MAX], p[2] = { -1, -1 };
+	struct ns_report r = { .stage = NS_BACK };
+	unsigned slots = 0;
+	size_t i;
+	pid_t pid;
+
+	if (unix_answers(sock, why, sizeof(why))) {
+		buf_printf(notes,
+			   "no local iceccd at %s (%s): the build ran here "
+			   "alone\n",
+			   sock, why);
+		return 0;
+	}
+	if (geteuid() != 0 || !find_ip(ip, sizeof(ip))) {
+		buf_printf(notes,
+			   "icecc: the build's network namespace needs a "
+			   "worker that is root, and iproute2: the build ran "
+			   "here alone\n");
+		return 0;
+	}
+	if (!icecc_servers(hs, notes)) {
+		buf_printf(notes, "no icecc compile server answered: the "
+				  "build ran here alone\n");
+		return 0;
+	}
+	for (i = 0; i < hs->n; i++) {
+		char host[128];
+
+		lfd[i] = -1;
+		host_of(&hs->h[i], host, sizeof(host));
+		snprintf(cidr[i], sizeof(cidr[i]), "%s/%s", host,
+			 hs->h[i].addr.ss_family == AF_INET6 ? "128" : "32");
+		if (hs->h[i].up)
+			slots += hs->h[i].slots;
+	}
+	hs->dir = strdup(dir);
+	counts = util_fmt("%s/jobs", dir);
+	if (!hs->dir || !counts || util_mkdir_p(dir) || pipe2(p, O_CLOEXEC)) {
+		buf_printf(notes, "compile helpers not used: %s\n",
+			   !hs->dir || !counts ? "out of memory"
+					       : strerror(errno));
+		goto fail;
+	}
+	unlink(counts);
+	pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(p[0]);
+		r = netns_setup(hs, lfd, ip, cidr);
+		if (write(p[1], &r, sizeof(r)) != sizeof(r) || r.stage)
+			_exit(1);
+		close(p[1]);
+		relay_main(hs, lfd, counts);
+	}
+	close(p[1]);
+	if (pid > 0) {
+		hs->relay = pid;
+		if (read(p[0], &r, sizeof(r)) != sizeof(r))
+			r.stage = NS_BACK, r.err = 0;
+	} else {
+		r.err = errno;
+	}
+	close(p[0]);
+	if (r.stage) {
+		buf_printf(notes, "compile helpers not used: ");
+		ns_why(hs, &r, notes);
+		buf_printf(notes, "\n");
+		goto fail;
+	}
+	hs->netns = util_fmt("/proc/%d/fd/%d", (int)pid, r.inner);
+	hs->env[0] = util_fmt("ICECC_TEST_SOCKET=%s", sock);
+	if (!hs->netns || !hs->env[0]) {
+		buf_printf(notes, "compile helpers not used: out of memory\n");
+		goto fail;
+	}
+	buf_printf(notes,
+		   "icecc scheduler %s: %zu compile server%s, %u job slots, "
+		   "through the local iceccd at %s\n",
+		   hs->sched.name, hs->n, hs->n == 1 ? "" : "s", slots, sock);
+	free(counts);
+	return (int)slots;
+fail:
+	free(counts);
+	helpers_release(hs);
+	return 0;
+}
+
 int helpers_start(struct helpers *hs, const char *dir, struct buf *notes)
 {
 	int lfd[HELPERS_MAX];
@@ -381,6 +886,8 @@ int helpers_start(struct helpers *hs, const char *dir, struct buf *notes)
 	pid_t pid;
 	int rc = 0;
 
+	if (hs->icecc)
+		return icecc_start(hs, dir, notes);
 	for (i = 0; i < hs->n; i++) {
 		struct helper *h = &hs->h[i];
 
@@ -489,7 +996,12 @@ void helpers_stop(struct helpers *hs, struct buf *notes)
 		}
 	}
 	for (i = 0; i < hs->n; i++)
-		if (hs->h[i].up && !hs->h[i].local)
+		if (hs->h[i].up && hs->icecc)
+			buf_printf(notes,
+				   "icecc compile server %s (%s): %lu "
+				   "connections relayed\n",
+				   hs->h[i].node, hs->h[i].name, hs->h[i].jobs);
+		else if (hs->h[i].up && !hs->h[i].local)
 			buf_printf(notes,
 				   "compile helper %s: %lu compile jobs "
 				   "sent\n",
@@ -513,6 +1025,8 @@ void helpers_release(struct helpers *hs)
 	}
 	free(hs->dir);
 	hs->dir = NULL;
+	free(hs->netns);
+	hs->netns = NULL;
 }
 
 /* --- the connector -------------------------------------------------------- */

@@ -289,7 +289,7 @@ static int run_make(const struct recipe *r, const char *src_dir,
 	const char *argv[SANDBOX_WORDS + 8];
 	struct proc_opts opts = { .log_path = log_path, .append = 1 };
 	size_t n = 0;
-	int rc = sandbox ? sandbox_argv(argv, &n, sandbox) : 0;
+	int rc = sandbox ? sandbox_argv(argv, &n, sandbox, NULL) : 0;
 
 	argv[n++] = "make";
 	argv[n++] = "-s";

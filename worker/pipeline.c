@@ -154,7 +154,7 @@ static int make_env(const struct step_spec *s, const char *src,
 	char jobs[32], *t = strdup(targets), *tok, *save = NULL;
 	char *ccenv = ccache_dir_env(),
 	     *basedir = ccache_basedir_env(src, build),
-	     *map = basedir ? macro_map_arg(src, build) : NULL;
+	     *map = basedir ? macro_map_arg(src, build) : NULL, *nsarg = NULL;
 	const char *env[8] = { NULL };
 	int ccache = util_in_path("ccache");
 	struct live l = { "building", s->live };
@@ -168,14 +168,17 @@ static int make_env(const struct step_spec *s, const char *src,
 	int rc;
 
 	{
-		const char *all[] = { ccenv,
-				      basedir,
-				      extra_env,
-				      hs ? hs->env[0] : NULL,
-				      hs ? hs->env[1] : NULL,
-				      hs ? hs->env[2] : NULL,
-				      hs && ccache ? "CCACHE_PREFIX=distcc"
-						   : NULL };
+		const char *all[] = {
+			ccenv,
+			basedir,
+			extra_env,
+			hs ? hs->env[0] : NULL,
+			hs ? hs->env[1] : NULL,
+			hs ? hs->env[2] : NULL,
+			hs && ccache ? (hs->icecc ? "CCACHE_PREFIX=icecc"
+						  : "CCACHE_PREFIX=distcc")
+				     : NULL
+		};
 		size_t k, ne = 0;
 
 		for (k = 0; k < sizeof(all) / sizeof(*all); k++)
@@ -185,8 +188,16 @@ static int make_env(const struct step_spec *s, const char *src,
 			opts.env = NULL;
 	}
 	snprintf(jobs, sizeof(jobs), "-j%ld", (ncpu > 0 ? ncpu : 1) + slots);
-	if (s->sandbox && (rc = sandbox_argv(argv, &n, s->work_dir)))
+	if (s->sandbox &&
+	    (rc = sandbox_argv(argv, &n, s->work_dir, hs ? hs->netns : NULL)))
 		goto out;
+	if (!s->sandbox && hs && hs->netns) {
+		/* icecc's: the compile servers, and nothing else */
+		nsarg = util_fmt("--net=%s", hs->netns);
+		argv[n++] = "nsenter";
+		argv[n++] = nsarg;
+		argv[n++] = "--";
+	}
 	argv[n++] = "make";
 	argv[n++] = "-C";
 	argv[n++] = src;
@@ -196,7 +207,7 @@ static int make_env(const struct step_spec *s, const char *src,
 	if (ccache)
 		argv[n++] = "CC=ccache gcc";
 	else if (hs)
-		argv[n++] = "CC=distcc gcc";
+		argv[n++] = hs->icecc ? "CC=icecc gcc" : "CC=distcc gcc";
 	if (map)
 		argv[n++] = map;
 	argv[n++] = "KBUILD_BUILD_USER=bisectd";
@@ -224,6 +235,7 @@ out:
 	free(ccenv);
 	free(basedir);
 	free(map);
+	free(nsarg);
 	return rc;
 }
 
@@ -256,7 +268,10 @@ static void set_text(char **dst, const char *src)
 static int do_build(struct pipeline_result *out, const struct step_spec *s,
 		    const char *src, const char *build, const char *moddir)
 {
-	const char *spec = s->distcc ? s->distcc : s->recipe->distcc;
+	/* the worker's helpers, else the recipe's */
+	int worker = s->distcc || s->icecc;
+	const char *spec = worker ? s->distcc : s->recipe->distcc,
+		   *icecc = worker ? s->icecc : s->recipe->icecc;
 	struct helpers hs = { 0 };
 	struct proc_result pr;
 	struct buf log, notes;
@@ -265,7 +280,11 @@ static int do_build(struct pipeline_result *out, const struct step_spec *s,
 	int rc = 0, slots = 0;
 
 	buf_init(&notes, 1u << 16);
-	if (spec && (rc = helpers_parse(&hs, spec)) == 0) {
+	if (icecc)
+		rc = helpers_parse_icecc(&hs, icecc);
+	else if (spec)
+		rc = helpers_parse(&hs, spec);
+	if ((spec || icecc) && !rc) {
 		dir = util_fmt("%s/helpers", s->work_dir);
 		if (dir)
 			slots = helpers_start(&hs, dir, &notes);

@@ -40,6 +40,8 @@ struct step_spec {
 	/* compile helpers, distcc's host list (the worker's), or NULL: the
 	 * recipe's, if any */
 	const char *distcc;
+	/* or icecc's scheduler (the worker's; helpers.h) */
+	const char *icecc;
 };
 
 struct pipeline_result {

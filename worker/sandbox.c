@@ -58,6 +58,7 @@ struct words {
 	const char *ro_dir;	/* also readable (a command's git objects) */
 	const char *const *env; /* NULL: the build's environment, kept */
 	const struct sandbox_user *user; /* NULL: a build's */
+	const char *netns; /* a network namespace to run in, or NULL */
 };
 
 /*
@@ -106,6 +107,15 @@ static size_t sandbox_words(const char **argv, const struct words *w)
 	int real = w->user && w->user->uid;
 	size_t n = 0, i;
 
+	if (w->netns) {
+		/* the build's own namespace: compile servers only */
+		static char net[4200];
+
+		snprintf(net, sizeof(net), "--net=%s", w->netns);
+		argv[n++] = "nsenter";
+		argv[n++] = net;
+		argv[n++] = "--";
+	}
 	argv[n++] = "bwrap";
 	if (real) {
 		/* no user namespace: the command's user is a real one, so
@@ -115,11 +125,11 @@ static size_t sandbox_words(const char **argv, const struct words *w)
 		argv[n++] = "--unshare-pid";
 		argv[n++] = "--unshare-uts";
 		argv[n++] = "--unshare-cgroup-try";
-		if (!w->user->network)
+		if (!w->user->network && !w->netns)
 			argv[n++] = "--unshare-net";
 	} else {
 		argv[n++] = "--unshare-all";
-		if (w->user && w->user->network)
+		if ((w->user && w->user->network) || w->netns)
 			argv[n++] = "--share-net";
 	}
 	argv[n++] = "--die-with-parent";
@@ -233,11 +243,13 @@ static size_t sandbox_words(const char **argv, const struct words *w)
 	return n;
 }
 
-int sandbox_argv(const char **argv, size_t *n, const char *work_dir)
+int sandbox_argv(const char **argv, size_t *n, const char *work_dir,
+		 const char *netns)
 {
 	const struct words w = { .work_dir = work_dir,
 				 .with_ccache = 1,
-				 .user = builder.uid ? &builder : NULL };
+				 .user = builder.uid ? &builder : NULL,
+				 .netns = netns };
 	int rc = 0;
 
 	if (builder.uid || geteuid() == 0) {

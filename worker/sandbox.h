@@ -13,11 +13,14 @@
  * put them before the command; *n gets their count, at most
  * SANDBOX_WORDS.  When the caller is root, work_dir but its src/ and
  * ccache's directory are first given to the build's user outside the
- * sandbox: the build user (sandbox_build_user()), else root.  Not
- * reentrant.
+ * sandbox: the build user (sandbox_build_user()), else root.  With
+ * netns (a path for nsenter --net=), the build runs in that network
+ * namespace (icecc's compile servers, helpers.h) instead of one with
+ * only a loopback.  Not reentrant.
  */
 #define SANDBOX_WORDS 256
-int sandbox_argv(const char **argv, size_t *n, const char *work_dir);
+int sandbox_argv(const char **argv, size_t *n, const char *work_dir,
+		 const char *netns);
 /*
  * Builds run from now on as this real user (never root), without a user
  * namespace: root's files stay root's to them.  For a worker that is

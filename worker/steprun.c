@@ -288,6 +288,7 @@ static int run_build(struct step_result *st, const struct job_spec *sp,
 		.install = sp->install_test,
 		.cache_dir = env->cache_dir,
 		.distcc = env->distcc,
+		.icecc = env->icecc,
 	};
 	int rc;
 
@@ -481,7 +482,8 @@ static int run_assignment(struct step_result *st,
 					  .step_dir = env->step_dir,
 					  .live = env->live,
 					  .sandbox = env->sandbox_commands,
-					  .distcc = env->distcc };
+					  .distcc = env->distcc,
+					  .icecc = env->icecc };
 
 		rc = pipeline_step(st, &spec);
 	}

@@ -48,6 +48,7 @@ struct steprun_env {
 	unsigned command_uid, command_gid;
 	int command_network; /* it may have the network when it asks */
 	const char *distcc;  /* compile helpers for builds, or NULL */
+	const char *icecc;   /* or icecc's scheduler */
 	/* the coordinator and the worker's token: a repository that is a
 	 * path there and not here is fetched from it; NULL for bisectctl */
 	const char *server, *token;

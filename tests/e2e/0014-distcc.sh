@@ -36,15 +36,7 @@ export CCACHE_DIR BISECTD_KERNEL_CACHE_MB
 
 # the patch: a change that is compiled, and a probe of a helper's port
 # from inside the build (bash's /dev/tcp), printed into the build log
-mkdir -p "$SCRATCH/p/a/init" "$SCRATCH/p/b/init"
-for f in Makefile version.c; do
-	git -C "$REPO" show "$GOOD:init/$f" > "$SCRATCH/p/a/init/$f"
-done
-awk '/^ccflags-y/ && !done { print "$(info bisectd-probe: $(shell bash -c \"echo > /dev/tcp/10.231.1.2/3632\" 2> /dev/null && echo reached || echo unreachable))"; print ""; done = 1 } { print }' \
-	"$SCRATCH/p/a/init/Makefile" > "$SCRATCH/p/b/init/Makefile"
-awk '/^static int __init early_hostname/ && !done { print "int bisectd_patched_marker;"; print ""; done = 1 } { print }' \
-	"$SCRATCH/p/a/init/version.c" > "$SCRATCH/p/b/init/version.c"
-(cd "$SCRATCH/p" && diff -ru a b) > "$SCRATCH/probe.patch"
+probe_patch "$SCRATCH/probe.patch" 10.231.1.2/3632
 "$BISECTCTL" verify --repo "$REPO" --recipe "$recipe" --bad "$GOOD" \
 	--patch "$SCRATCH/probe.patch" --json "$SCRATCH/v.json" \
 	> "$SCRATCH/v.out" 2>&1
@@ -76,7 +68,8 @@ check "the patched build, in the sandbox, still sent its compiles ($pa and $pb j
 	'[ $((${pa:-0} + ${pb:-0})) -gt 0 ] && jq_true "$SCRATCH/v.json" ".patched.verdict == \"good\""'
 log=$(jq -r '.patched.build_log // empty' "$SCRATCH/v.json")
 check "a probe in the patch could not reach a helper's port" \
-	'grep -q "^bisectd-probe: unreachable" "$log" && ! grep -q "^bisectd-probe: reached" "$log"'
+	'grep -q "^bisectd-probe 10.231.1.2/3632: unreachable" "$log" &&
+	 ! grep -q "^bisectd-probe 10.231.1.2/3632: reached" "$log"'
 
 distcc_stop 2
 expect_exit 0 "a build with one helper down" \

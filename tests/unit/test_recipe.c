@@ -79,7 +79,8 @@ static void test_recipe__values(void **state)
 		"append = console=ttyS0 quiet\n"
 		"boot_timeout = 120\n"
 		"marker = DONE\n"
-		"fail_on = panic, warning\n";
+		"fail_on = panic, warning\n"
+		"icecc = scheduler.example\n";
 	struct recipe r;
 
 	(void)state;
@@ -92,6 +93,8 @@ static void test_recipe__values(void **state)
 	assert_int_equal(r.cpus, 2);
 	assert_string_equal(r.qemu_args, "-cpu max");
 	assert_int_equal(r.fail_on, CRASH_PANIC | CRASH_WARNING);
+	assert_string_equal(r.icecc, "scheduler.example");
+	assert_null(r.distcc);
 	recipe_release(&r);
 }
 
@@ -123,6 +126,9 @@ static void test_recipe__errors(void **state)
 	snprintf(text, sizeof(text), "%sjust words\n", minimal);
 	expect_error(text, "line 7: expected 'key = value'");
 	expect_error("base = tinyconfig\n", "missing key 'targets'");
+	snprintf(text, sizeof(text), "%sdistcc = a/4\nicecc = s\n", minimal);
+	expect_error(text, "recipe 'bad': distcc and icecc: one kind of "
+			   "compile helper, not both");
 }
 
 static void test_recipe__find(void **state)

@@ -156,12 +156,12 @@ static void test_sandbox__build_cannot_read_hidden_file(void **state)
 	if (!usable())
 		skip();
 	/* what the hiding is for: a build reads root's files */
-	assert_int_equal(sandbox_argv(argv, &n, top), 0);
+	assert_int_equal(sandbox_argv(argv, &n, top, NULL), 0);
 	assert_int_equal(cat_secret(argv, n, &leaked), 0);
 	assert_true(leaked);
 	sandbox_hide_file(secret);
 	/* (a device node bound over it, which nodev makes unreadable) */
-	assert_int_equal(sandbox_argv(argv, &n, top), 0);
+	assert_int_equal(sandbox_argv(argv, &n, top, NULL), 0);
 	cat_secret(argv, n, &leaked);
 	assert_false(leaked);
 }
@@ -189,7 +189,7 @@ static void test_sandbox__build_user_writes_only_its_build(void **state)
 	assert_int_equal(util_write_atomic(built, "old\n", 4), 0);
 	buf_init(&out, 1 << 20);
 	sandbox_build_user(65534, 65534);
-	assert_int_equal(sandbox_argv(argv, &n, work), 0);
+	assert_int_equal(sandbox_argv(argv, &n, work, NULL), 0);
 	/* the build directory given to the build's user, the checkout
 	 * kept the worker's */
 	assert_int_equal(lstat(built, &st), 0);
@@ -227,11 +227,11 @@ static void test_sandbox__cache_shows_only_the_steps_own(void **state)
 	assert_non_null(script);
 	buf_init(&out, 1 << 20);
 	/* before it is hidden, another job's file is there to read */
-	assert_int_equal(sandbox_argv(argv, &n, work), 0);
+	assert_int_equal(sandbox_argv(argv, &n, work, NULL), 0);
 	assert_int_equal(sh_in(argv, n, script, &out), 0);
 	assert_non_null(strstr(buf_str(&out), "other-job"));
 	sandbox_hide(cache);
-	assert_int_equal(sandbox_argv(argv, &n, work), 0);
+	assert_int_equal(sandbox_argv(argv, &n, work, NULL), 0);
 	assert_int_not_equal(sh_in(argv, n, script, &out), 0);
 	assert_null(strstr(buf_str(&out), "other-job"));
 	assert_non_null(strstr(buf_str(&out), work));
@@ -245,6 +245,36 @@ static void test_sandbox__cache_shows_only_the_steps_own(void **state)
 	buf_release(&out);
 }
 
+static void test_sandbox__netns_words(void **state)
+{
+	const char *argv[SANDBOX_WORDS + 8];
+	size_t n = 0, i;
+	int unshare_net = 0, share_net = 0;
+
+	(void)state;
+	/* without: a network namespace of bwrap's own, only a loopback */
+	assert_int_equal(sandbox_argv(argv, &n, work, NULL), 0);
+	assert_string_equal(argv[0], "bwrap");
+	for (i = 0; i < n; i++)
+		unshare_net |= !strcmp(argv[i], "--unshare-net") ||
+			       !strcmp(argv[i], "--unshare-all");
+	assert_true(unshare_net);
+	/* with: entered before bwrap, and kept */
+	assert_int_equal(sandbox_argv(argv, &n, work, "/proc/1/fd/7"), 0);
+	assert_string_equal(argv[0], "nsenter");
+	assert_string_equal(argv[1], "--net=/proc/1/fd/7");
+	assert_string_equal(argv[2], "--");
+	assert_string_equal(argv[3], "bwrap");
+	for (i = 0; i < n; i++) {
+		assert_string_not_equal(argv[i], "--unshare-net");
+		share_net |= !strcmp(argv[i], "--share-net");
+	}
+	/* (--unshare-all, as nobody in a user namespace, takes it back) */
+	for (i = 0; i < n; i++)
+		if (!strcmp(argv[i], "--unshare-all"))
+			assert_true(share_net);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -254,6 +284,7 @@ int main(void)
 		cmocka_unit_test(
 			test_sandbox__build_user_writes_only_its_build),
 		cmocka_unit_test(test_sandbox__cache_shows_only_the_steps_own),
+		cmocka_unit_test(test_sandbox__netns_words),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
