@@ -6,18 +6,18 @@
 distcc_ns=bdcc$$
 
 # distcc_clean: stop the helpers and remove their namespaces, and what a
-# killed run left behind (it would hold the addresses)
+# killed run left behind (it would hold the addresses; under set -e too)
 distcc_clean() {
 	for p in "$DISTCC_LOGS"/distccd*.pid; do
-		[ -f "$p" ] && kill "$(cat "$p")" 2> /dev/null
+		[ ! -f "$p" ] || kill "$(cat "$p")" 2> /dev/null || :
 		rm -f "$p"
 	done
 	for n in $(ip netns list | awk '/^bdcc[0-9]+( |$)/ { print $1 }'); do
-		ip netns pids "$n" | xargs -r kill 2> /dev/null
-		ip netns del "$n"
+		ip netns pids "$n" | xargs -r kill 2> /dev/null || :
+		ip netns del "$n" || :
 	done
 	for l in $(ip -o link | sed -n 's/^[0-9]*: \(bdcc[0-9]*h[0-9]*\)@.*/\1/p'); do
-		ip link del "$l" 2> /dev/null # gone with its namespace
+		ip link del "$l" 2> /dev/null || : # gone with its namespace
 	done
 }
 

@@ -11,18 +11,19 @@ icecc_ns=bdic$$
 ICECC_RUN=/run/bdicecc$$
 
 # icecc_clean: stop the daemons, remove the namespaces and the bridge's
-# host end, and what a killed run left behind
+# host end, and what a killed run left behind (under set -e too: what is
+# gone already is no error)
 icecc_clean() {
 	for n in $(ip netns list | awk '/^bdic[0-9]+/ { print $1 }'); do
-		ip netns pids "$n" | xargs -r kill 2> /dev/null
+		ip netns pids "$n" | xargs -r kill 2> /dev/null || :
 	done
 	sleep 0.5
 	for n in $(ip netns list | awk '/^bdic[0-9]+/ { print $1 }'); do
-		ip netns pids "$n" | xargs -r kill -9 2> /dev/null
-		ip netns del "$n"
+		ip netns pids "$n" | xargs -r kill -9 2> /dev/null || :
+		ip netns del "$n" || :
 	done
 	for l in $(ip -o link | sed -n 's/^[0-9]*: \(bdic[0-9]*[a-z0-9]*\)@.*/\1/p'); do
-		ip link del "$l" 2> /dev/null
+		ip link del "$l" 2> /dev/null || :
 	done
 	rm -rf /run/bdicecc[0-9]*
 }
