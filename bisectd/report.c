@@ -691,6 +691,19 @@ char *report_job(struct store *st, const struct store_job *j,
 		json_object_set_new(o, "steps", arr);
 		json_object_set_new(o, "rounds", json_integer(rounds));
 	}
+	for (i = 0; full && !strcmp(j->type, "releases") && i < n; i++) {
+		/* the release-level bisection as the worker wrote it:
+		 * last_good_release, first_bad_release, their versions,
+		 * the probes, the changelog */
+		json_t *r = steps[i].state == STEP_DONE && steps[i].result
+				    ? json_loads(steps[i].result, 0, NULL)
+				    : NULL;
+		json_t *rel = json_object_get(r, "releases");
+
+		if (json_is_object(rel))
+			json_object_set(o, "releases", rel);
+		json_decref(r);
+	}
 	s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	return s;

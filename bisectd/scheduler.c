@@ -451,7 +451,8 @@ static int get_jobc(struct sched *s, long long id, const char *spec,
 		snprintf(j->tenant, sizeof(j->tenant), "%.16s", hex);
 	}
 	rc = job_spec_parse(&j->spec, spec, strlen(spec));
-	if (!rc)
+	/* (a releases job has no repository: Debian's archive instead) */
+	if (!rc && strcmp(j->spec.type, "releases"))
 		rc = repo_get(s, j->spec.repo, &j->repo);
 	if (!rc && j->spec.recipe)
 		rc = recipe_key(s, j->spec.recipe, j->recipe_key);
@@ -589,6 +590,8 @@ static int resolve_spec(struct sched *s, struct job_spec *spec, char **canon)
 	/* (bisectd imports in its fetch queue, before this) */
 	if (spec->source && !spec->commit)
 		rc = import_source(spec, s->state_dir, 3600, 0);
+	if (!rc && !strcmp(spec->type, "releases"))
+		goto known; /* releases, which the worker's APT knows of */
 	if (!rc && !spec->repo)
 		rc = err_set(ERR_INPUT, "the job names no repository");
 	if (!rc)
@@ -613,6 +616,7 @@ static int resolve_spec(struct sched *s, struct job_spec *spec, char **canon)
 	for (i = 0; i < spec->ngood; i++)
 		RESOLVE(spec->good[i]);
 #undef RESOLVE
+known:
 	if (spec->recipe && (rc = recipe_key(s, spec->recipe, key)))
 		goto out;
 	if (!(*canon = job_spec_dump(spec)))
@@ -1009,6 +1013,11 @@ static int cache_key(struct plan *p, const char *hex, char *out)
 	char *text;
 	int rc;
 
+	if (!strcmp(sp->type, "releases")) {
+		/* not cached: Debian's archive changes under the same words */
+		*out = '\0';
+		return 0;
+	}
 	if (sp->command)
 		snprintf(tree, sizeof(tree), "%s", hex);
 	else if ((rc = gu_oid_parse(&oid, hex)) ||
@@ -1147,6 +1156,39 @@ static int plan_test(struct plan *p)
 	if (build) /* good: built and booted; bad: the boot failed */
 		result = v == VERDICT_GOOD ? "built" : "boot failed";
 	return end_job(p, JOB_DONE, result, NULL, NULL) < 0 ? ERR_INFRA : 0;
+}
+
+/*
+ * A releases job: one step, the whole release-level bisection, run by a
+ * worker (steprun.c); bad when it found the first bad release, skip
+ * when the answer is ambiguous.  It has no commit: the step's is
+ * RELEASES_HEX.
+ */
+#define RELEASES_HEX "0000000000000000000000000000000000000000"
+
+static int plan_releases(struct plan *p)
+{
+	struct cstat cs;
+	const char *why;
+	int v;
+
+	commit_status(p, RELEASES_HEX, &cs);
+	if (cs.verdict == VERDICT_NONE && (cs.abort || cs.infra >= 2))
+		return end_job(p, JOB_FAILED, cs.abort ? "error" : "infra",
+			       NULL, cs.title) < 0
+			       ? ERR_INFRA
+			       : 0;
+	v = need(p, RELEASES_HEX, "releases");
+	if (v <= 0)
+		return v < 0 && !p->ended ? v : 0;
+	why = why_of(p, RELEASES_HEX);
+	if (v == VERDICT_BAD)
+		return end_job(p, JOB_DONE, "found", NULL, NULL) < 0 ? ERR_INFRA
+								     : 0;
+	return end_job(p, JOB_DONE, "ambiguous", NULL, *why ? why + 2 : NULL) <
+			       0
+		       ? ERR_INFRA
+		       : 0;
 }
 
 /*
@@ -2053,8 +2095,9 @@ int sched_tick(struct sched *s, long long id)
 			p.round = p.steps[i].round;
 	}
 	p.round++;
-	rc = strcmp(p.jc->spec.type, "bisect") ? plan_test(&p)
-					       : plan_bisect(&p);
+	rc = !strcmp(p.jc->spec.type, "bisect")	    ? plan_bisect(&p)
+	     : !strcmp(p.jc->spec.type, "releases") ? plan_releases(&p)
+						    : plan_test(&p);
 	store_steps_release(p.steps, p.nsteps);
 	if (rc) {
 		store_rollback(s->store);

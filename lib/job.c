@@ -285,6 +285,7 @@ static const struct field spec_fields[] = {
 	{ "dbg", F_BOOL, SPEC(dbg), 0 },
 	{ "install_test", F_BOOL, SPEC(install_test), 0 },
 	{ "source", F_STR, SPEC(source), 64 },
+	{ "flavour", F_STR, SPEC(flavour), 32 },
 	{ NULL, 0, 0, 0 },
 };
 
@@ -303,12 +304,79 @@ void job_spec_release(struct job_spec *j)
 	free(j->callback);
 	free(j->callback_secret);
 	free(j->source);
+	free(j->flavour);
 	free(j->failure);
 	for (i = 0; i < j->npatches; i++) {
 		free(j->patch_names[i]);
 		free(j->patch_texts[i]);
 	}
 	memset(j, 0, sizeof(*j));
+}
+
+/* Only what [set] holds, 1 to max bytes. */
+static int word_of(const char *s, const char *set, size_t max)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	return n && n <= max && strspn(s, set) == n;
+}
+
+/* What every kind of job checks last: its confidence (given or made
+ * its default) and its webhook. */
+static int common_checks(const struct job_spec *out)
+{
+	if (out->confidence != 0 &&
+	    !(out->confidence >= 0.5 && out->confidence < 1))
+		return err_set(ERR_INPUT, "field 'confidence' must be 0 (git's "
+					  "bisection) or from 0.5 to below 1");
+	if (out->callback && strncmp(out->callback, "http://", 7) &&
+	    strncmp(out->callback, "https://", 8))
+		return err_set(ERR_INPUT,
+			       "field 'callback' must be an http:// or "
+			       "https:// URL");
+	if (out->callback_secret && !out->callback)
+		return err_set(ERR_INPUT,
+			       "field 'callback_secret' needs a 'callback'");
+	return 0;
+}
+
+/* A releases job's fields, after the common ones were parsed. */
+static int releases_from(struct job_spec *out)
+{
+	const char *abi = "0123456789.-";
+	const char *const other[] = { "repo", "commit", "command", "failure",
+				      "source" };
+	const char *const given[] = { out->repo, out->commit, out->command,
+				      out->failure, out->source };
+	size_t i;
+
+	for (i = 0; i < sizeof(other) / sizeof(*other); i++)
+		if (given[i])
+			return err_set(ERR_INPUT,
+				       "'%s' is not for releases jobs, which "
+				       "bisect Debian's released kernels",
+				       other[i]);
+	if (out->npatches || out->network)
+		return err_set(ERR_INPUT, "releases jobs boot Debian's "
+					  "packages as they are: no "
+					  "'apply' or 'network'");
+	if (!out->flavour || !out->bad || out->ngood != 1)
+		return err_set(ERR_INPUT, "a releases job needs 'flavour', "
+					  "'bad' and one 'good'");
+	if (!word_of(out->flavour, "abcdefghijklmnopqrstuvwxyz0123456789-", 32))
+		return err_set(ERR_INPUT,
+			       "field 'flavour': '%.40s' is not a "
+			       "flavour such as cloud-amd64",
+			       out->flavour);
+	if (!word_of(out->bad, abi, 24) || !word_of(out->good[0], abi, 24))
+		return err_set(ERR_INPUT, "fields 'good' and 'bad' take "
+					  "releases such as 6.1.0-47");
+	if (out->confidence < 0) /* not given */
+		out->confidence = JOB_KERNEL_CONFIDENCE;
+	if (!out->recipe && !(out->recipe = strdup(RELEASES_RECIPE)))
+		return err_set(ERR_NOMEM, "out of memory");
+	out->check_endpoints = 0;
+	return common_checks(out);
 }
 
 static int spec_from(struct job_spec *out, json_t *o)
@@ -323,14 +391,16 @@ static int spec_from(struct job_spec *out, json_t *o)
 	out->confidence = -1;
 	out->deb = 1;
 	if (!type || !json_is_string(type))
-		return err_set(ERR_INPUT,
-			       "field 'type' must be \"bisect\" or \"test\"");
+		return err_set(ERR_INPUT, "field 'type' must be \"bisect\", "
+					  "\"test\", \"build\" or "
+					  "\"releases\"");
 	if (strcmp(json_string_value(type), "bisect") &&
 	    strcmp(json_string_value(type), "test") &&
-	    strcmp(json_string_value(type), "build"))
+	    strcmp(json_string_value(type), "build") &&
+	    strcmp(json_string_value(type), "releases"))
 		return err_set(ERR_INPUT,
 			       "unknown job type '%.32s': \"bisect\", "
-			       "\"test\" or \"build\"",
+			       "\"test\", \"build\" or \"releases\"",
 			       json_string_value(type));
 	snprintf(out->type, sizeof(out->type), "%s", json_string_value(type));
 	json_object_del(o, "type");
@@ -350,7 +420,8 @@ static int spec_from(struct job_spec *out, json_t *o)
 			     { "failure", out->failure },
 			     { "callback", out->callback },
 			     { "callback_secret", out->callback_secret },
-			     { "source", out->source } };
+			     { "source", out->source },
+			     { "flavour", out->flavour } };
 		size_t k;
 
 		for (k = 0; k < sizeof(strs) / sizeof(strs[0]); k++)
@@ -360,6 +431,10 @@ static int spec_from(struct job_spec *out, json_t *o)
 	}
 	if (out->runs < 1)
 		return err_set(ERR_INPUT, "field 'runs' must be at least 1");
+	if (!strcmp(out->type, "releases"))
+		return releases_from(out);
+	if (out->flavour)
+		return err_set(ERR_INPUT, "'flavour' is for releases jobs");
 	if (out->source && strcmp(out->type, "build"))
 		return err_set(ERR_INPUT, "'source' (a Debian version to "
 					  "build) is for build jobs");
@@ -400,10 +475,6 @@ static int spec_from(struct job_spec *out, json_t *o)
 		out->confidence = !strcmp(out->type, "bisect") && !out->command
 					  ? JOB_KERNEL_CONFIDENCE
 					  : 0;
-	if (out->confidence != 0 &&
-	    !(out->confidence >= 0.5 && out->confidence < 1))
-		return err_set(ERR_INPUT, "field 'confidence' must be 0 (git's "
-					  "bisection) or from 0.5 to below 1");
 	if (out->failure) {
 		regex_t re;
 		int bad = regcomp(&re, out->failure, REG_EXTENDED | REG_NOSUB);
@@ -423,15 +494,7 @@ static int spec_from(struct job_spec *out, json_t *o)
 	if (out->check_endpoints < 0)
 		out->check_endpoints =
 			out->recipe || out->confidence > 0 || out->failure;
-	if (out->callback && strncmp(out->callback, "http://", 7) &&
-	    strncmp(out->callback, "https://", 8))
-		return err_set(ERR_INPUT,
-			       "field 'callback' must be an http:// or "
-			       "https:// URL");
-	if (out->callback_secret && !out->callback)
-		return err_set(ERR_INPUT,
-			       "field 'callback_secret' needs a 'callback'");
-	return 0;
+	return common_checks(out);
 }
 
 int job_spec_parse(struct job_spec *out, const char *body, size_t len)
@@ -476,6 +539,9 @@ static json_t *spec_json(const struct job_spec *j)
 		json_object_set_new(o, "network", json_true());
 	put_str(o, "test", j->test);
 	json_object_set_new(o, "runs", json_integer(j->runs));
+	put_str(o, "flavour", j->flavour);
+	if (!strcmp(j->type, "releases"))
+		json_object_set_new(o, "confidence", json_real(j->confidence));
 	if (!strcmp(j->type, "bisect")) {
 		json_object_set_new(o, "confidence", json_real(j->confidence));
 		json_object_set_new(o, "max_runs", json_integer(j->max_runs));

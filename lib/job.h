@@ -17,9 +17,9 @@
 #define JOB_KERNEL_CONFIDENCE 0.95
 
 struct job_spec {
-	char type[8]; /* "bisect", "test" or "build" */
-	char *repo;   /* path or URL */
-	char *bad;    /* bisect */
+	char type[16]; /* "bisect", "test", "build" or "releases" */
+	char *repo;    /* path or URL */
+	char *bad;     /* bisect */
 	char *good[JOB_MAX_GOODS];
 	size_t ngood;
 	char *commit; /* test, build */
@@ -53,7 +53,13 @@ struct job_spec {
 	/* build: a Debian linux-source-6.1 version as the base; bisectd
 	 * imports it and fills in repo and commit */
 	char *source;
+	/* releases: Debian's linux-image-ABI-FLAVOUR packages between
+	 * good[0] and bad (ABIs such as 6.1.0-47), booted with recipe's
+	 * settings (RELEASES_RECIPE unless given) */
+	char *flavour;
 };
+
+#define RELEASES_RECIPE "debian-cloud-amd64"
 
 /*
  * Parse a request body.  ERR_INPUT with one line naming the problem:

@@ -134,6 +134,8 @@ void step_result_release(struct step_result *st)
 	free(st->build_notes);
 	free(st->run_results);
 	free(st->patches);
+	free(st->releases);
+	st->releases = NULL;
 	st->title = st->excerpt = st->console_log = st->build_log = NULL;
 	st->log = st->config_path = st->config_notes = st->build_notes = NULL;
 	st->run_results = st->patches = NULL;
@@ -213,6 +215,14 @@ json_t *step_result_json(const struct step_result *st)
 				    json_string(st->image_sha256));
 	put_array(o, "run_results", st->run_results);
 	put_array(o, "patches", st->patches);
+	if (st->releases) {
+		json_t *r = json_loads(st->releases, 0, NULL);
+
+		if (json_is_object(r))
+			json_object_set_new(o, "releases", r);
+		else
+			json_decref(r);
+	}
 	if (st->abort)
 		json_object_set_new(o, "abort", json_true());
 	if (st->worker)
@@ -323,6 +333,9 @@ int step_result_parse(struct step_result *st, const char *json)
 	v = json_object_get(o, "patches");
 	if (json_is_array(v))
 		st->patches = json_dumps(v, JSON_COMPACT);
+	v = json_object_get(o, "releases");
+	if (json_is_object(v))
+		st->releases = json_dumps(v, JSON_COMPACT);
 	v = json_object_get(o, "image_sha256");
 	if (json_is_string(v) && strlen(json_string_value(v)) == 64)
 		memcpy(st->image_sha256, json_string_value(v), 65);

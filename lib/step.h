@@ -67,6 +67,9 @@ struct step_result {
 	/* a build's patches as applied, by name (a mail by its subject),
 	 * as a JSON array, or NULL */
 	char *patches;
+	/* a releases job's bisection, as releases_bisect() writes it
+	 * (JSON object), or NULL */
+	char *releases;
 	/* cached: the commit whose step ran last on this key ("" if none) */
 	char cached_from[GU_HEXSZ + 1];
 };

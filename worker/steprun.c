@@ -20,6 +20,7 @@
 #include "util.h"
 #include "buildjob.h"
 #include "pipeline.h"
+#include "releases.h"
 #include "sandbox.h"
 #include "steprun.h"
 
@@ -497,6 +498,77 @@ out:
 	return rc;
 }
 
+/*
+ * A releases job: the whole release-level bisection is this one step,
+ * as bisectctl releases runs it.  Its JSON goes into the result; the
+ * verdict is bad when a first bad release was found, skip when the
+ * answer is ambiguous (the title says why).
+ */
+static int run_releases(struct step_result *st, const struct step_assignment *a,
+			const struct steprun_env *env)
+{
+	const struct job_spec *sp = &a->spec;
+	struct releases_opts ro = { .flavour = sp->flavour,
+				    .good = sp->good[0],
+				    .bad = sp->bad,
+				    .runs = sp->runs,
+				    .confidence = sp->confidence,
+				    .out_dir = env->step_dir,
+				    .cache = env->cache_dir };
+	char rpath[PATH_MAX], *test = NULL, *json = NULL, *result = NULL,
+			      *name = NULL;
+	struct recipe recipe;
+	struct buf text;
+	int rc, found = 0;
+
+	rc = recipe_find(rpath, sizeof(rpath), sp->recipe, env->recipe_path);
+	if (!rc)
+		rc = recipe_load(&recipe, rpath);
+	if (rc)
+		return rc;
+	buf_init(&text, 64u << 20);
+	json = util_fmt("%s/releases.json", env->step_dir);
+	if (!json)
+		rc = err_set(ERR_NOMEM, "out of memory");
+	if (!rc && sp->test) {
+		test = util_fmt("%s/test.sh", env->step_dir);
+		rc = test ? util_write_atomic(test, sp->test, strlen(sp->test))
+			  : err_set(ERR_NOMEM, "out of memory");
+		if (!rc && chmod(test, 0755))
+			rc = err_sys(ERR_INFRA, "chmod '%s'", test);
+	}
+	ro.test = test;
+	ro.json = json;
+	ro.recipe = &recipe;
+	if (!rc)
+		rc = releases_bisect(&ro, &found);
+	if (!rc)
+		rc = buf_read_file(&text, json);
+	if (!rc && !(st->releases = buf_detach(&text)))
+		rc = err_set(ERR_NOMEM, "out of memory");
+	if (!rc) {
+		result = job_json_string(st->releases, "result");
+		name = job_json_string(st->releases,
+				       found ? "first_bad_release" : "reason");
+		st->verdict = found ? VERDICT_BAD : VERDICT_SKIP;
+		st->title = found ? util_fmt("first bad release %s",
+					     name ? name : "?")
+				  : strdup(name ? name : "ambiguous");
+		if (!st->title)
+			rc = err_set(ERR_NOMEM, "out of memory");
+	}
+	/* a release APT does not know of, a good one that fails: asking
+	 * again will not help */
+	st->abort = rc == ERR_INPUT;
+	recipe_release(&recipe);
+	buf_release(&text);
+	free(test);
+	free(json);
+	free(result);
+	free(name);
+	return rc;
+}
+
 int steprun_assignment(struct step_result *st, const struct step_assignment *a,
 		       const struct steprun_env *env)
 {
@@ -510,6 +582,10 @@ int steprun_assignment(struct step_result *st, const struct step_assignment *a,
 	st->role = a->role;
 	snprintf(st->hex, sizeof(st->hex), "%s", a->commit);
 	rc = util_mkdir_p(env->step_dir);
+	if (!rc && !strcmp(a->spec.type, "releases")) {
+		rc = run_releases(st, a, env);
+		goto done;
+	}
 	if (!rc && a->spec.source && access(a->spec.repo, F_OK)) {
 		/* a worker on another machine imports the Debian source
 		 * itself: the import is reproducible, the same commit */
@@ -528,6 +604,7 @@ int steprun_assignment(struct step_result *st, const struct step_assignment *a,
 	if (!rc && (rc = gu_oid_parse(&oid, a->commit)) == 0)
 		rc = run_assignment(st, a, env, repo, &oid);
 	gu_close(repo);
+done:
 	st->seconds = util_now() - t0;
 	if (rc == ERR_NOMEM)
 		return rc;

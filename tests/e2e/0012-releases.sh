@@ -205,6 +205,46 @@ GUEST
 	one_line_error "cannot open repository '$SCRATCH/nothing'"
 fi
 
+# The same over the API: a releases job that bisectd hands to a worker,
+# which bisects as bisectctl releases does (its packages are in the
+# cache by now); the job's document carries the result, and its page
+# the release timeline
+. "$TOP/tests/daemon-lib.sh"
+make_tokens
+start_bisectd
+start_worker rel --recipes debian-cloud-amd64
+rjob() { # rjob GOOD BAD: a releases job's request, the guest test above
+	jq -nc --arg f "$flavour" --arg g "$1" --arg b "$2" \
+		--rawfile t "$SCRATCH/test.sh" \
+		'{type: "releases", flavour: $f, good: [$g], bad: $b, test: $t}'
+}
+id=$(submit "$(rjob "$good" "$bad")")
+check "bisectd takes a releases job (#$id)" matches "$id" '[0-9][0-9]*$'
+wait_job "$id" 900
+jq -r '.releases.probes[]? | "# \(.release) \(.version): \(.verdict)"' "$SCRATCH/job"
+check "a worker ran it: found" \
+	jq_true "$SCRATCH/job" '.state == "done" and .result == "found" and .steps[0].role == "releases"'
+check "its result: $first_bad after $last_good, with APT's versions" \
+	jq_true "$SCRATCH/job" ".releases.first_bad_release == \"$first_bad\" and .releases.last_good_release == \"$last_good\" and .releases.first_bad_version == \"$(version "$first_bad")\" and .releases.last_good_version == \"$(version "$last_good")\""
+check "the probes, each with its verdict" \
+	jq_true "$SCRATCH/job" '(.releases.probes | length) >= 4 and ([.releases.probes[] | select(.verdict == "bad")] | length) >= 3'
+check "and the changelog entries between them" \
+	jq_true "$SCRATCH/job" '(.releases.changelog | length) > 0'
+browse "/jobs/$id" releases-job
+check "the job page shows the release timeline, the first bad marked" \
+	'grep -q "Release timeline" "$SCRATCH/releases-job.html" &&
+	 grep -q "<code>$first_bad</code></td><td>$(version "$first_bad")</td>" "$SCRATCH/releases-job.html" &&
+	 grep -q "<td>first bad</td>" "$SCRATCH/releases-job.html" &&
+	 grep -q "<td>last good</td>" "$SCRATCH/releases-job.html"'
+id=$(submit "$(rjob 6.1.0-9999 "$bad")")
+wait_job "$id" 300
+check "a release APT does not know fails the job, saying which are known" \
+	jq_true "$SCRATCH/job" ".state == \"failed\" and (.reason | test(\"release 6.1.0-9999 of linux-image-.*-$flavour is not known to APT .known: .*$bad\"))"
+check "at once: one step" jq_true "$SCRATCH/job" '(.steps | length) == 1'
+code=$(api POST jobs "$(jq -nc '{type: "releases", flavour: "cloud-amd64", bad: "6.1.0-57"}')" "$STOKEN")
+check "a releases job without 'good' is refused: $code, $(jq -r .error "$SCRATCH/body")" \
+	'[ "$code" = 422 ] && jq_true "$SCRATCH/body" ".error | test(\"needs .flavour., .bad. and one .good.\")"'
+
 expect_exit 0 "bisectctl releases --help" "$BISECTCTL" releases --help
 check "prints its usage" grep -q "^usage: bisectctl releases " "$SCRATCH/out"
 done_testing

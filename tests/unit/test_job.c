@@ -125,6 +125,72 @@ static void test_job__network_is_for_commands(void **state)
 	assert_non_null(strstr(err_last(), "'network'"));
 }
 
+static void refused(const char *json, const char *words)
+{
+	struct job_spec j;
+
+	assert_int_equal(job_spec_parse(&j, json, strlen(json)), ERR_INPUT);
+	if (!strstr(err_last(), words))
+		fail_msg("'%s': '%s' does not say '%s'", json, err_last(),
+			 words);
+}
+
+static void test_job__releases(void **state)
+{
+	struct job_spec j, back;
+	struct job_caps c;
+	char *s;
+
+	(void)state;
+	spec(&j, "{\"type\":\"releases\",\"flavour\":\"cloud-amd64\","
+		 "\"good\":[\"6.1.0-47\"],\"bad\":\"6.1.0-57\","
+		 "\"test\":\"#!/bin/sh\\nexit 0\\n\",\"runs\":2}");
+	assert_string_equal(j.type, "releases");
+	assert_string_equal(j.flavour, "cloud-amd64");
+	/* booted with Debian's cloud recipe's settings, to 0.95 */
+	assert_string_equal(j.recipe, RELEASES_RECIPE);
+	assert_true(j.confidence == JOB_KERNEL_CONFIDENCE);
+	assert_int_equal(j.check_endpoints, 0);
+	s = job_spec_dump(&j);
+	spec(&back, s);
+	assert_string_equal(back.flavour, "cloud-amd64");
+	assert_string_equal(back.good[0], "6.1.0-47");
+	assert_string_equal(back.bad, "6.1.0-57");
+	assert_int_equal(back.runs, 2);
+	free(s);
+	/* a worker with that recipe takes it */
+	caps(&c, "{\"name\":\"w\",\"recipes\":[\"debian-cloud-amd64\"]}");
+	assert_true(job_caps_accept(&c, &j));
+	job_caps_release(&c);
+	job_spec_release(&j);
+	job_spec_release(&back);
+
+	refused("{\"type\":\"releases\",\"flavour\":\"cloud-amd64\","
+		"\"bad\":\"6.1.0-57\"}",
+		"a releases job needs 'flavour', 'bad' and one 'good'");
+	refused("{\"type\":\"releases\",\"flavour\":\"cloud-amd64\","
+		"\"good\":[\"6.1.0-47\",\"6.1.0-48\"],\"bad\":\"6.1.0-57\"}",
+		"one 'good'");
+	refused("{\"type\":\"releases\",\"flavour\":\"Cloud/amd64\","
+		"\"good\":[\"6.1.0-47\"],\"bad\":\"6.1.0-57\"}",
+		"is not a flavour such as cloud-amd64");
+	refused("{\"type\":\"releases\",\"flavour\":\"cloud-amd64\","
+		"\"good\":[\"v6.1\"],\"bad\":\"6.1.0-57\"}",
+		"releases such as 6.1.0-47");
+	refused("{\"type\":\"releases\",\"flavour\":\"cloud-amd64\","
+		"\"good\":[\"6.1.0-47\"],\"bad\":\"6.1.0-57\","
+		"\"repo\":\"/r\"}",
+		"'repo' is not for releases jobs");
+	refused("{\"type\":\"releases\",\"flavour\":\"cloud-amd64\","
+		"\"good\":[\"6.1.0-47\"],\"bad\":\"6.1.0-57\","
+		"\"confidence\":0.2}",
+		"field 'confidence'");
+	refused("{\"type\":\"test\",\"repo\":\"/r\",\"commit\":\"c\","
+		"\"recipe\":\"tiny\",\"flavour\":\"cloud-amd64\"}",
+		"'flavour' is for releases jobs");
+	refused("{\"type\":\"release\"}", "\"releases\"");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -133,6 +199,7 @@ int main(void)
 		cmocka_unit_test(test_job__network_round_trips),
 		cmocka_unit_test(test_job__kernel_bisections_have_a_confidence),
 		cmocka_unit_test(test_job__network_is_for_commands),
+		cmocka_unit_test(test_job__releases),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -91,9 +91,21 @@ static void test_step__result_round_trip(void **state)
 	/* a build's patches, by name, in their order */
 	assert_string_equal(back.patches,
 			    "[\"mm: fix the \\\"leak\\\"\",\"0001.diff\"]");
+	assert_null(back.releases);
 	step_result_release(&back);
-	free(r.patches);
 	free(json);
+	/* a releases job's bisection rides along as an object */
+	r.releases = strdup("{\"result\":\"found\",\"first_bad_release\":"
+			    "\"6.1.0-50\",\"probes\":[]}");
+	assert_int_equal(step_result_dump(&json, NULL, &r), 0);
+	assert_int_equal(step_result_parse(&back, json), 0);
+	assert_non_null(back.releases);
+	assert_non_null(strstr(back.releases, "\"first_bad_release\":"
+					      "\"6.1.0-50\""));
+	step_result_release(&back);
+	free(json);
+	free(r.releases);
+	free(r.patches);
 }
 
 static void test_step__other_versions_refused(void **state)

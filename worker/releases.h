@@ -4,8 +4,8 @@
  * not, each fetched with APT and booted in QEMU as a commit-level step's
  * kernel is (releases.c).
  */
-#ifndef BISECTD_CLI_RELEASES_H
-#define BISECTD_CLI_RELEASES_H
+#ifndef BISECTD_WORKER_RELEASES_H
+#define BISECTD_WORKER_RELEASES_H
 
 #include "recipe.h"
 
