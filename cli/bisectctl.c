@@ -1956,6 +1956,41 @@ static int releases_commits(const struct releases_opts *o, const char *good,
  * Bisect Debian's released kernels of one flavour: fetched with APT,
  * booted in QEMU.
  */
+/* releases --server: bisectd's releases job, which a worker runs. */
+static int releases_remote(const struct releases_opts *ro,
+			   const char *recipe_name, char *test)
+{
+	struct job_spec spec;
+	struct buf t;
+	int rc = 0;
+
+	memset(&spec, 0, sizeof(spec));
+	snprintf(spec.type, sizeof(spec.type), "releases");
+	spec.runs = ro->runs;
+	spec.confidence = ro->confidence;
+	spec.flavour = strdup(ro->flavour);
+	spec.bad = strdup(ro->bad);
+	spec.good[spec.ngood++] = strdup(ro->good);
+	spec.recipe = strdup(recipe_name);
+	if (!spec.flavour || !spec.bad || !spec.good[0] || !spec.recipe)
+		rc = err_set(ERR_NOMEM, "out of memory");
+	if (!rc && test) {
+		buf_init(&t, 1 << 20);
+		rc = buf_read_file(&t, test);
+		if (rc)
+			buf_release(&t);
+		else
+			spec.test = buf_detach(&t);
+	}
+	if (!rc)
+		rc = remote_run(server, token, &spec, ro->json, stderr);
+	else
+		rc = fail(rc);
+	job_spec_release(&spec);
+	free(test);
+	return rc;
+}
+
 static int cmd_releases(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -2074,12 +2109,17 @@ static int cmd_releases(int argc, char **argv)
 				     !valid_word(ro.bad, "0123456789.-", 24)))
 		return usage_error("--good and --bad take releases such as "
 				   "6.1.0-47");
+	if (server && (ro.manual || ro.continue_verdict || ro.repo))
+		return usage_error("--manual, --continue and --repo work "
+				   "without --server only");
 	if (ro.test) {
 		test = realpath(ro.test, NULL);
 		if (!test)
 			return usage_error("--test: cannot read '%s'", ro.test);
 		ro.test = test;
 	}
+	if (server)
+		return releases_remote(&ro, recipe_name, test);
 	rc = load_recipe(&recipe, recipe_name);
 	if (rc) {
 		free(test);
@@ -2231,7 +2271,9 @@ static const struct command {
 	  "      in for: it says which release to install, and each\n"
 	  "      later 'bisectctl releases --continue good|bad|skip'\n"
 	  "      gives the verdict on it (the state is kept in the cache\n"
-	  "      across reboots) until the first bad one is found." },
+	  "      across reboots) until the first bad one is found.\n"
+	  "      With --server, bisectd's releases job: a worker bisects\n"
+	  "      with its own APT (no --repo or --manual there)." },
 	{ "help", cmd_help, "help\n      Show this text." },
 };
 
@@ -2243,7 +2285,8 @@ static int cmd_help(int argc, char **argv)
 	(void)argv;
 	printf("usage: bisectctl [--server URL [--token TOKEN]] <command> "
 	       "[options]\n\n"
-	       "  With --server (or $BISECTD_SERVER), bisect, run and test "
+	       "  With --server (or $BISECTD_SERVER), bisect, run, test, "
+	       "build and releases "
 	       "send the job to\n  that bisectd and follow it; without, "
 	       "they run it here, with --workers N\n  local workers (bisect "
 	       "and run).\n\n");

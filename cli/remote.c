@@ -7,6 +7,7 @@
  * restarting) for up to five minutes; the job lives on in bisectd
  * either way, and its id is printed first so that it can be found.
  */
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,41 @@ static int end_status(const char *type, const char *result)
 	return 3;
 }
 
+/*
+ * A releases job's end: its "releases" (the bisection as bisectctl
+ * releases writes it) into json_path, and the answer on the terminal
+ * as bisectctl releases prints it.
+ */
+static void releases_end(const char *doc, const char *json_path)
+{
+	json_t *o = json_loads(doc, 0, NULL);
+	json_t *r = json_object_get(o, "releases");
+	const char *f = json_string_value(json_object_get(r, "flavour"));
+	char *text;
+
+#define S(k) json_string_value(json_object_get(r, k))
+	if (json_is_object(r) && S("first_bad_release"))
+		printf("first bad release: %s, linux-image-%s-%s %s "
+		       "(upstream %s)\n"
+		       "last good release: %s, linux-image-%s-%s %s "
+		       "(upstream %s)\n",
+		       S("first_bad_release"), S("first_bad_release"), f,
+		       S("first_bad_version"), S("first_bad_upstream"),
+		       S("last_good_release"), S("last_good_release"), f,
+		       S("last_good_version"), S("last_good_upstream"));
+	else if (json_is_object(r) && S("reason"))
+		printf("no first bad release: %s\n", S("reason"));
+	if (json_is_object(r) && S("next_step"))
+		printf("next: %s\n", S("next_step"));
+#undef S
+	if (json_path && json_is_object(r) &&
+	    (text = json_dumps(r, JSON_INDENT(2)))) {
+		util_write_atomic(json_path, text, strlen(text));
+		free(text);
+	}
+	json_decref(o);
+}
+
 int remote_run(const char *server, const char *token,
 	       const struct job_spec *spec, const char *json_path,
 	       FILE *progress)
@@ -185,6 +221,8 @@ int remote_run(const char *server, const char *token,
 		if (json_path && !get(server, token, path, &status, &out) &&
 		    status == 200)
 			util_write_atomic(json_path, out.ptr, out.len);
+	} else if (!strcmp(spec->type, "releases")) {
+		releases_end(buf_str(&out), json_path);
 	} else if (json_path) {
 		util_write_atomic(json_path, out.ptr, out.len);
 	}
@@ -192,7 +230,7 @@ int remote_run(const char *server, const char *token,
 		printf("packages: %s/jobs/%lld/download\n", server, id);
 	if (code >= 2 && code != 125 && reason)
 		fprintf(stderr, "bisectctl: %s\n", reason);
-	if (strcmp(spec->type, "bisect"))
+	if (strcmp(spec->type, "bisect") && strcmp(spec->type, "releases"))
 		printf("%s: %s\n", spec->commit, result ? result : "?");
 out:
 	free(reason);

@@ -13,7 +13,8 @@
  * report; save the JSON report in json_path (may be NULL).  Returns the
  * exit status bisectctl gives for the job's end: a bisection as
  * bisectctl bisect (0 found, 1 ambiguous, 2 bad input, 3 infra), a test
- * as bisectctl test (0 good, 1 bad, 125 skip, 3 infra).
+ * as bisectctl test (0 good, 1 bad, 125 skip, 3 infra), releases as
+ * bisectctl releases (as a bisection; json_path gets its "releases").
  */
 int remote_run(const char *server, const char *token,
 	       const struct job_spec *spec, const char *json_path,

@@ -236,6 +236,18 @@ check "the job page shows the release timeline, the first bad marked" \
 	 grep -q "<code>$first_bad</code></td><td>$(version "$first_bad")</td>" "$SCRATCH/releases-job.html" &&
 	 grep -q "<td>first bad</td>" "$SCRATCH/releases-job.html" &&
 	 grep -q "<td>last good</td>" "$SCRATCH/releases-job.html"'
+"$BISECTCTL" --server "$URL" --token "$STOKEN" releases --flavour "$flavour" \
+	--good "$good" --bad "$bad" --test "$SCRATCH/test.sh" \
+	--json "$SCRATCH/remote.json" > "$SCRATCH/rout" 2> "$SCRATCH/rerr"
+rc=$?
+check "bisectctl --server releases: exit $rc, the same answer" \
+	'[ "$rc" -eq 0 ] && jq_true "$SCRATCH/remote.json" ".first_bad_release == \"$first_bad\" and .last_good_release == \"$last_good\""'
+check "printed as bisectctl releases prints it" \
+	grep -q "^first bad release: $first_bad, linux-image-$first_bad-$flavour $(version "$first_bad") " "$SCRATCH/rout"
+expect_exit 2 "--server with --manual" \
+	"$BISECTCTL" --server "$URL" --token "$STOKEN" releases --flavour "$flavour" \
+	--good "$good" --bad "$bad" --manual
+one_line_error "--manual, --continue and --repo work without --server only"
 id=$(submit "$(rjob 6.1.0-9999 "$bad")")
 wait_job "$id" 300
 check "a release APT does not know fails the job, saying which are known" \
