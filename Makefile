@@ -78,17 +78,18 @@ PROGRAMS = $(B)/bin/bisectctl $(B)/bin/bisectd $(B)/bin/bisect-worker
 
 all: $(PROGRAMS) $(FIXTURE_BIN)
 
+# (made anew: a member whose source moved elsewhere must not stay)
 $(LIBBISECT): $(LIB_OBJ)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(LIBWORKER): $(WORKER_OBJ)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(LIBCOORD): $(COORD_OBJ)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(LIBCLI): $(CLI_OBJ)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 folder = $(firstword $(subst /, ,$(1)))
 $(B)/%.o: %.c

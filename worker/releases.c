@@ -550,6 +550,284 @@ static int commit_level(struct rel_state *st, const struct release *good,
 	return status;
 }
 
+/* --- Debian's own patches between two revisions of one upstream ------ */
+
+/* The first "E: " line of log (APT's reason) into why, else fallback. */
+static void apt_reason(const char *log, const char *fallback, char *why,
+		       size_t size)
+{
+	struct buf b;
+	const char *p = NULL;
+
+	buf_init(&b, 1 << 20);
+	if (!buf_read_file(&b, log))
+		for (p = buf_str(&b); (p = strstr(p, "E: ")); p += 3)
+			if (p == buf_str(&b) || p[-1] == '\n')
+				break;
+	snprintf(why, size, "%.*s", p ? (int)strcspn(p + 3, "\n") : 300,
+		 p ? p + 3 : fallback);
+	buf_release(&b);
+}
+
+/*
+ * The Debian source package linux=version's debian.tar.* in the cache:
+ * its URI, name and SHA256 from apt-get source --print-uris (deb-src
+ * lines in APT's sources), fetched with apt-helper, which checks the
+ * hash.  Its path into *path; 0, or why not into why.
+ */
+static int debian_tarball(struct rel_state *st, const char *version,
+			  char **path, char *why, size_t size)
+{
+	char *spec = util_fmt("linux=%s", version),
+	     *log = util_fmt("%s/apt-source-%s.log", st->o->out_dir, version),
+	     *hlog = util_fmt("%s/apt-helper-%s.log", st->o->out_dir, version);
+	const char *argv[] = { "apt-get", "source", "--print-uris",
+			       "-q",	  spec,	    NULL };
+	char uri[2048], name[256], sha[80], hex[DIGEST_HEXSZ + 1];
+	unsigned long long bytes;
+	struct buf b;
+	const char *p;
+	int rc, found = 0;
+
+	*path = NULL;
+	buf_init(&b, 4u << 20);
+	if (!spec || !log || !hlog) {
+		rc = err_set(ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if (run_tool(argv, NULL, log)) {
+		apt_reason(log, err_last(), why, size);
+		rc = -1;
+		goto out;
+	}
+	rc = buf_read_file(&b, log);
+	for (p = buf_str(&b); !rc && *p && !found;
+	     p += strcspn(p, "\n"), p += *p == '\n')
+		found = sscanf(p, "'%2047[^']' %255s %llu SHA256:%79s", uri,
+			       name, &bytes, sha) == 4 &&
+			strstr(name, ".debian.tar.") && !strchr(name, '/') &&
+			name[0] != '.' && strlen(sha) == 64;
+	if (!rc && !found) {
+		snprintf(why, size,
+			 "apt-get source linux=%s names no "
+			 "debian.tar",
+			 version);
+		rc = -1;
+	}
+	if (rc)
+		goto out;
+	*path = util_fmt("%s/%s", st->dir, name);
+	if (!*path) {
+		rc = err_set(ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if (access(*path, F_OK) || digest_file_hex(hex, *path) ||
+	    strcmp(hex, sha)) {
+		char hash[96];
+		const char *get[] = { "/usr/lib/apt/apt-helper",
+				      "download-file",
+				      uri,
+				      *path,
+				      hash,
+				      NULL };
+
+		snprintf(hash, sizeof(hash), "SHA256:%s", sha);
+		fprintf(stderr, "linux %s: downloading %s\n", version, name);
+		unlink(*path);
+		if (run_tool(get, NULL, hlog)) {
+			apt_reason(hlog, err_last(), why, size);
+			rc = -1;
+		}
+	}
+out:
+	if (rc) {
+		free(*path);
+		*path = NULL;
+	}
+	buf_release(&b);
+	free(spec);
+	free(log);
+	free(hlog);
+	return rc;
+}
+
+/* A revision's debian/patches: the series in order, and each patch's
+ * content hash and subject. */
+struct patchset {
+	json_t *series; /* names */
+	json_t *files;	/* name -> {"sha256", "subject"} */
+};
+
+/* The first Subject: or Description: line of a patch, without it. */
+static json_t *subject_of(const char *text)
+{
+	const char *p;
+
+	for (p = text; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+		if (!strncmp(p, "Subject: ", 9))
+			return json_stringn(p + 9, strcspn(p + 9, "\n"));
+		if (!strncmp(p, "Description: ", 13))
+			return json_stringn(p + 13, strcspn(p + 13, "\n"));
+		if (!strncmp(p, "--- ", 4))
+			break; /* the diff itself */
+	}
+	return json_string("");
+}
+
+static int read_patches(const char *tarball, struct patchset *ps)
+{
+	struct arc *a = NULL;
+	struct arc_entry e;
+	struct buf text;
+	int rc;
+
+	ps->series = json_array();
+	ps->files = json_object();
+	buf_init(&text, 64u << 20);
+	rc = arc_open(&a, tarball, ARC_TAR);
+	while (!rc && (rc = arc_next(a, &e)) == 1) {
+		const char *n = e.name + (strncmp(e.name, "./", 2) ? 0 : 2);
+		char hex[DIGEST_HEXSZ + 1];
+
+		rc = 0;
+		if (e.type != ARC_FILE || strncmp(n, "debian/patches/", 15))
+			continue;
+		buf_reset(&text);
+		if ((rc = arc_read_buf(a, &text)))
+			break;
+		n += 15;
+		if (!strcmp(n, "series")) {
+			const char *p = buf_str(&text);
+
+			for (; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+				size_t len = strcspn(p, " \t\n#");
+
+				if (len)
+					json_array_append_new(
+						ps->series,
+						json_stringn(p, len));
+			}
+			continue;
+		}
+		digest_sha256_hex(hex, text.ptr, text.len);
+		json_object_set_new(ps->files, n,
+				    json_pack("{s:s, s:o}", "sha256", hex,
+					      "subject",
+					      subject_of(buf_str(&text))));
+	}
+	arc_close(a);
+	buf_release(&text);
+	return rc;
+}
+
+static int in_series(json_t *series, const char *name)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(series, i,
+			   v) if (!strcmp(json_string_value(v), name)) return 1;
+	return 0;
+}
+
+/* { name, subject } of a patch of ps. */
+static json_t *patch_entry(const struct patchset *ps, const char *name)
+{
+	json_t *f = json_object_get(ps->files, name);
+	json_t *s = json_object_get(f, "subject");
+
+	return json_pack("{s:s, s:s}", "name", name, "subject",
+			 json_is_string(s) ? json_string_value(s) : "");
+}
+
+/*
+ * What Debian's patches changed from good to bad (one upstream version,
+ * two Debian revisions): those added to the series, removed from it,
+ * and changed, as "debian_patches" in o and on the terminal; or why
+ * they cannot be had.
+ */
+static void debian_patches(struct rel_state *st, const struct release *good,
+			   const struct release *bad, json_t *o)
+{
+	struct patchset g = { 0 }, b = { 0 };
+	char *gt = NULL, *bt = NULL, why[512] = "";
+	json_t *out = json_object(), *added = json_array(),
+	       *removed = json_array(), *changed = json_array(), *v;
+	size_t i;
+
+	json_object_set_new(out, "good_source",
+			    json_pack("s+", "linux ", good->version));
+	json_object_set_new(out, "bad_source",
+			    json_pack("s+", "linux ", bad->version));
+	if (debian_tarball(st, good->version, &gt, why, sizeof(why)) == 0 &&
+	    debian_tarball(st, bad->version, &bt, why, sizeof(why)) == 0 &&
+	    (read_patches(gt, &g) || read_patches(bt, &b)))
+		snprintf(why, sizeof(why), "%s", err_last());
+	if (!*why) {
+		json_array_foreach(b.series, i, v)
+		{
+			const char *n = json_string_value(v);
+			json_t *fg = json_object_get(g.files, n),
+			       *fb = json_object_get(b.files, n);
+
+			if (!in_series(g.series, n))
+				json_array_append_new(added,
+						      patch_entry(&b, n));
+			else if (!json_equal(json_object_get(fg, "sha256"),
+					     json_object_get(fb, "sha256")))
+				json_array_append_new(changed,
+						      patch_entry(&b, n));
+		}
+		json_array_foreach(g.series, i, v)
+		{
+			if (!in_series(b.series, json_string_value(v)))
+				json_array_append_new(
+					removed,
+					patch_entry(&g, json_string_value(v)));
+		}
+		printf("Debian's patches from linux %s to %s: %zu added, "
+		       "%zu removed, %zu changed (of %zu)\n",
+		       good->version, bad->version, json_array_size(added),
+		       json_array_size(removed), json_array_size(changed),
+		       json_array_size(b.series));
+		{
+			json_t *const lists[] = { added, removed, changed };
+			const char marks[] = "+-~";
+			size_t k;
+
+			for (k = 0; k < 3; k++)
+				json_array_foreach(lists[k], i, v) printf(
+					"  %c %s%s%s\n", marks[k],
+					json_string_value(
+						json_object_get(v, "name")),
+					*json_string_value(
+						json_object_get(v, "subject"))
+						? ": "
+						: "",
+					json_string_value(
+						json_object_get(v, "subject")));
+		}
+		json_object_set(out, "added", added);
+		json_object_set(out, "removed", removed);
+		json_object_set(out, "changed", changed);
+	} else {
+		printf("Debian's patches from linux %s to %s cannot be had: "
+		       "%s\n",
+		       good->version, bad->version, why);
+		json_object_set_new(out, "unavailable", json_string(why));
+	}
+	json_object_set_new(o, "debian_patches", out);
+	json_decref(added);
+	json_decref(removed);
+	json_decref(changed);
+	json_decref(g.series);
+	json_decref(g.files);
+	json_decref(b.series);
+	json_decref(b.files);
+	free(gt);
+	free(bt);
+}
+
 /* The result on the terminal and as JSON. */
 static int report(struct rel_state *st, const struct release *bad,
 		  const struct release *good, int *found, double confidence,
@@ -615,6 +893,7 @@ static int report(struct rel_state *st, const struct release *bad,
 			       "above; apt-get source linux=%s and "
 			       "linux=%s have them as debian/patches)\n",
 			       bad->upstream, good->version, bad->version);
+			debian_patches(st, good, bad, o);
 			json_object_set_new(
 				o, "next_step",
 				json_string("compare Debian's patches of the "

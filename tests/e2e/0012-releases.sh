@@ -107,24 +107,123 @@ GNUPGHOME=$apt/gnupg gpg -q --batch --passphrase '' \
 GNUPGHOME=$apt/gnupg gpg -q --batch --export > "$apt/key.gpg"
 GNUPGHOME=$apt/gnupg gpg -q --batch --clearsign -o "$apt/repo/InRelease" "$apt/repo/Release"
 echo "deb [signed-by=$apt/key.gpg] file:$apt/repo ./" > "$apt/sources.list"
-printf '%s\n' "Dir::Etc::SourceList \"$apt/sources.list\";" \
-	"Dir::Etc::SourceParts \"$apt/parts\";" "Dir::State \"$apt/state\";" \
-	"Dir::State::status \"$apt/state/status\";" "Dir::Cache \"$apt/cache\";" \
-	'APT::Sandbox::User "root";' > "$apt/apt.conf"
+# apt_conf DIR LIST: DIR/apt.conf, APT's own state in DIR with the
+# sources of DIR/LIST, for APT_CONFIG (the machine's is not touched)
+apt_conf() {
+	printf '%s\n' "Dir::Etc::SourceList \"$1/$2\";" \
+		"Dir::Etc::SourceParts \"$1/parts\";" "Dir::State \"$1/state\";" \
+		"Dir::State::status \"$1/state/status\";" "Dir::Cache \"$1/cache\";" \
+		'APT::Sandbox::User "root";' > "$1/apt.conf"
+}
+# releases_with CONF STATUS WHAT NAME: bisectctl releases of good..bad
+# with the guest test and APT_CONFIG=CONF, NAME.json and NAME/ its
+# result and output, expecting exit STATUS
+releases_with() {
+	APT_CONFIG=$1
+	export APT_CONFIG
+	expect_exit "$2" "$3" \
+		"$BISECTCTL" releases --flavour "$flavour" --good "$good" --bad "$bad" \
+		--test "$SCRATCH/test.sh" --json "$SCRATCH/$4.json" --out "$SCRATCH/$4"
+	unset APT_CONFIG
+}
+apt_conf "$apt" sources.list
 check "the local repository's signed index is read" \
 	'APT_CONFIG=$apt/apt.conf apt-get -q update > "$apt/update.log" 2>&1 &&
 	 [ "$(APT_CONFIG=$apt/apt.conf apt-cache pkgnames linux-image- | wc -l)" -eq 3 ]'
-APT_CONFIG=$apt/apt.conf
-export APT_CONFIG
-expect_exit 1 "a bisection whose last candidate does not boot is ambiguous" \
-	"$BISECTCTL" releases --flavour "$flavour" --good "$good" --bad "$bad" \
-	--test "$SCRATCH/test.sh" --json "$SCRATCH/nb.json" --out "$SCRATCH/nb"
-unset APT_CONFIG
+releases_with "$apt/apt.conf" 1 "a bisection whose last candidate does not boot is ambiguous" nb
 check "the release that does not boot is skipped and said so" \
 	grep -q "^$last_good (6.1.999-1): skip: does not boot: " "$SCRATCH/err"
 check "the result says why" \
 	jq_true "$SCRATCH/nb.json" '.result == "ambiguous" and (.reason | test("do not boot")) and ([.probes[] | select(.verdict == "skip")] | length) == 1'
 rm -f "$BISECTD_CACHE"/releases/*_6.1.999-1*
+
+# Two Debian revisions of one upstream version: the good and bad
+# releases' kernels repackaged as 6.1.998-1 and 6.1.998-2 (each with a
+# changelog of its own), served from a second local repository that is
+# signed as above and also has the source packages' debian.tar.xz
+# (deb-src).  The difference is Debian's patches: the result lists those
+# added to the series, removed from it and changed.
+apt2=$SCRATCH/apt2
+mkdir -p "$apt2/repo" "$apt2/state/lists/partial" "$apt2/cache/archives/partial" "$apt2/parts"
+touch "$apt2/state/status"
+repack() { # repack ABI VERSION: the release's package as VERSION
+	d=$apt2/pkg-$1
+	rm -rf "$d"
+	dpkg-deb -R "$(ls "$BISECTD_CACHE"/releases/linux-image-"$1"-"$flavour"_*.deb | grep -v '_6\.1\.99[89]-' | head -n 1)" "$d"
+	sed -i "s/^Version: .*/Version: $2/" "$d/DEBIAN/control"
+	rm -f "$d/DEBIAN/md5sums"
+	c=$d/usr/share/doc/linux-image-$1-$flavour/changelog.gz
+	{
+		printf 'linux (%s) bookworm; urgency=medium\n\n  * Debian revision %s of the tests\n\n -- Tests <tests@example.org>  Thu, 01 Jan 2026 00:00:00 +0000\n\n' "$2" "$2"
+		[ "$2" = 6.1.998-1 ] || printf 'linux (6.1.998-1) bookworm; urgency=medium\n\n  * the first\n\n -- Tests <tests@example.org>  Thu, 01 Jan 2026 00:00:00 +0000\n'
+	} | gzip -9n > "$c"
+	dpkg-deb -Zgzip -z1 --root-owner-group --build "$d" \
+		"$apt2/repo/linux-image-$1-${flavour}_$2_amd64.deb" > /dev/null && rm -rf "$d"
+}
+srcpkg() { # srcpkg VERSION PATCH...: linux VERSION's debian.tar.xz and .dsc
+	s=$apt2/src-$1
+	rm -rf "$s"
+	mkdir -p "$s/debian/patches"
+	v=$1
+	shift
+	for p in "$@"; do
+		name=${p%%:*} text=${p#*:}
+		printf 'From: Tests <tests@example.org>\nSubject: %s\n\n--- a/%s\n+++ b/%s\n@@ -0,0 +1 @@\n+%s\n' \
+			"$text" "$name" "$name" "$text" > "$s/debian/patches/$name"
+		echo "$name" >> "$s/debian/patches/series"
+	done
+	tar -C "$s" -cJf "$apt2/repo/linux_$v.debian.tar.xz" debian
+	printf 'Format: 3.0 (quilt)\nSource: linux\nVersion: %s\n' "$v" > "$apt2/repo/linux_$v.dsc"
+	rm -rf "$s"
+}
+sources_entry() { # sources_entry VERSION: its stanza of the Sources index
+	printf 'Package: linux\nBinary: linux-source-6.1\nVersion: %s\nFormat: 3.0 (quilt)\nDirectory: .\nFiles:\n' "$1"
+	for f in "linux_$1.dsc" "linux_$1.debian.tar.xz"; do
+		echo " $(md5sum < "$apt2/repo/$f" | cut -d' ' -f1) $(wc -c < "$apt2/repo/$f") $f"
+	done
+	echo "Checksums-Sha256:"
+	for f in "linux_$1.dsc" "linux_$1.debian.tar.xz"; do
+		echo " $(sha256sum < "$apt2/repo/$f" | cut -d' ' -f1) $(wc -c < "$apt2/repo/$f") $f"
+	done
+	echo
+}
+repack "$good" 6.1.998-1
+repack "$bad" 6.1.998-2
+srcpkg 6.1.998-1 "keep.patch:kept as it is" "fix.patch:the fix, first version" \
+	"gone.patch:a patch that is dropped"
+srcpkg 6.1.998-2 "keep.patch:kept as it is" "fix.patch:the fix, second version" \
+	"new.patch:mm: a patch that came in"
+(cd "$apt2/repo" && dpkg-scanpackages -m . /dev/null > Packages 2> /dev/null &&
+	{ sources_entry 6.1.998-1; sources_entry 6.1.998-2; } > Sources &&
+	printf 'Origin: bisectd-tests\nLabel: bisectd-tests\nSuite: tests\nCodename: tests\nDate: %s\nArchitectures: amd64 source\nSHA256:\n %s %s Packages\n %s %s Sources\n' \
+		"$(LC_ALL=C date -u '+%a, %d %b %Y %H:%M:%S UTC')" \
+		"$(sha256sum Packages | cut -d' ' -f1)" "$(wc -c < Packages)" \
+		"$(sha256sum Sources | cut -d' ' -f1)" "$(wc -c < Sources)" > Release)
+GNUPGHOME=$apt/gnupg gpg -q --batch --clearsign -o "$apt2/repo/InRelease" "$apt2/repo/Release"
+printf 'deb [signed-by=%s] file:%s/repo ./\ndeb-src [signed-by=%s] file:%s/repo ./\n' \
+	"$apt/key.gpg" "$apt2" "$apt/key.gpg" "$apt2" > "$apt2/sources.list"
+apt_conf "$apt2" sources.list
+check "the second repository's packages and sources are read" \
+	'APT_CONFIG=$apt2/apt.conf apt-get -q update > "$apt2/update.log" 2>&1 &&
+	 APT_CONFIG=$apt2/apt.conf apt-get source --print-uris linux=6.1.998-2 | grep -q "linux_6.1.998-2.debian.tar.xz"'
+releases_with "$apt2/apt.conf" 0 "releases $good (6.1.998-1) .. $bad (6.1.998-2)" dp
+sed -n "/^Debian's patches/,\$p" "$SCRATCH/out" | sed 's/^/# /'
+check "one upstream version: the patches added, removed and changed" \
+	jq_true "$SCRATCH/dp.json" '.first_bad_upstream == .last_good_upstream and .debian_patches.good_source == "linux 6.1.998-1" and .debian_patches.bad_source == "linux 6.1.998-2" and .debian_patches.added == [{name: "new.patch", subject: "mm: a patch that came in"}] and .debian_patches.removed == [{name: "gone.patch", subject: "a patch that is dropped"}] and .debian_patches.changed == [{name: "fix.patch", subject: "the fix, second version"}]'
+check "on the terminal too" \
+	'grep -q "^Debian.s patches from linux 6.1.998-1 to 6.1.998-2: 1 added, 1 removed, 1 changed (of 3)$" "$SCRATCH/out" &&
+	 grep -q "^  + new.patch: mm: a patch that came in$" "$SCRATCH/out"'
+check "the changelog entries are this revision's" \
+	jq_true "$SCRATCH/dp.json" '[.changelog[].version] == ["6.1.998-2"]'
+# the same archive without its deb-src line
+grep -v '^deb-src ' "$apt2/sources.list" > "$apt2/binary.list"
+apt_conf "$apt2" binary.list
+APT_CONFIG=$apt2/apt.conf apt-get -q update > "$apt2/update2.log" 2>&1
+releases_with "$apt2/apt.conf" 0 "the same without deb-src" dp2
+check "says why Debian's patches cannot be had: $(jq -r .debian_patches.unavailable "$SCRATCH/dp2.json")" \
+	'jq_true "$SCRATCH/dp2.json" ".debian_patches.unavailable | test(\"deb-src\")" &&
+	 grep -q "^Debian.s patches from linux 6.1.998-1 to 6.1.998-2 cannot be had: .*deb-src" "$SCRATCH/out"'
+rm -f "$BISECTD_CACHE"/releases/*_6.1.998-* "$BISECTD_CACHE"/releases/linux_6.1.998-*
 
 # --manual: nothing booted; a script answers for the user, by the same
 # rule as the guest test
