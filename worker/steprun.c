@@ -515,8 +515,7 @@ static int run_releases(struct step_result *st, const struct step_assignment *a,
 				    .confidence = sp->confidence,
 				    .out_dir = env->step_dir,
 				    .cache = env->cache_dir };
-	char rpath[PATH_MAX], *test = NULL, *json = NULL, *result = NULL,
-			      *name = NULL;
+	char rpath[PATH_MAX], *test = NULL, *json = NULL, *name = NULL;
 	struct recipe recipe;
 	struct buf text;
 	int rc, found = 0;
@@ -547,7 +546,6 @@ static int run_releases(struct step_result *st, const struct step_assignment *a,
 	if (!rc && !(st->releases = buf_detach(&text)))
 		rc = err_set(ERR_NOMEM, "out of memory");
 	if (!rc) {
-		result = job_json_string(st->releases, "result");
 		name = job_json_string(st->releases,
 				       found ? "first_bad_release" : "reason");
 		st->verdict = found ? VERDICT_BAD : VERDICT_SKIP;
@@ -564,7 +562,6 @@ static int run_releases(struct step_result *st, const struct step_assignment *a,
 	buf_release(&text);
 	free(test);
 	free(json);
-	free(result);
 	free(name);
 	return rc;
 }
