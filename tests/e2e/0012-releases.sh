@@ -347,6 +347,9 @@ expect_exit 2 "--server with --manual" \
 	"$BISECTCTL" --server "$URL" --token "$STOKEN" releases --flavour "$flavour" \
 	--good "$good" --bad "$bad" --manual
 one_line_error "--manual, --continue and --repo work without --server only"
+browse "/" releases-list
+check "the job list names its packages" \
+	grep -q "Debian's linux-image-\*-$flavour" "$SCRATCH/releases-list.html"
 id=$(submit "$(rjob 6.1.0-9999 "$bad")")
 wait_job "$id" 300
 check "a release APT does not know fails the job, saying which are known" \
