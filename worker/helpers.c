@@ -785,13 +785,14 @@ static size_t icecc_servers(struct helpers *hs, struct buf *notes)
 
 static int icecc_start(struct helpers *hs, const char *dir, struct buf *notes)
 {
-	static char cidr[HELPERS_MAX][160];
+	/* (not static: bisectctl's local workers build side by side) */
+	char(*cidr)[160] = NULL;
 	const char *sock = icecc_socket();
 	char why[160], ip[64], *counts = NULL;
 	int lfd[HELPERS_MAX], p[2] = { -1, -1 };
 	struct ns_report r = { .stage = NS_BACK };
 	unsigned slots = 0;
-	size_t i;
+	size_t i, up = 0;
 	pid_t pid;
 
 	if (unix_answers(sock, why, sizeof(why))) {
@@ -813,22 +814,26 @@ static int icecc_start(struct helpers *hs, const char *dir, struct buf *notes)
 				  "build ran here alone\n");
 		return 0;
 	}
-	for (i = 0; i < hs->n; i++) {
+	cidr = calloc(HELPERS_MAX, sizeof(*cidr));
+	for (i = 0; cidr && i < hs->n; i++) {
 		char host[128];
 
 		lfd[i] = -1;
 		host_of(&hs->h[i], host, sizeof(host));
 		snprintf(cidr[i], sizeof(cidr[i]), "%s/%s", host,
 			 hs->h[i].addr.ss_family == AF_INET6 ? "128" : "32");
-		if (hs->h[i].up)
+		if (hs->h[i].up) {
 			slots += hs->h[i].slots;
+			up++;
+		}
 	}
 	hs->dir = strdup(dir);
 	counts = util_fmt("%s/jobs", dir);
-	if (!hs->dir || !counts || util_mkdir_p(dir) || pipe2(p, O_CLOEXEC)) {
+	if (!cidr || !hs->dir || !counts || util_mkdir_p(dir) ||
+	    pipe2(p, O_CLOEXEC)) {
 		buf_printf(notes, "compile helpers not used: %s\n",
-			   !hs->dir || !counts ? "out of memory"
-					       : strerror(errno));
+			   !cidr || !hs->dir || !counts ? "out of memory"
+							: strerror(errno));
 		goto fail;
 	}
 	unlink(counts);
@@ -867,11 +872,13 @@ static int icecc_start(struct helpers *hs, const char *dir, struct buf *notes)
 	buf_printf(notes,
 		   "icecc scheduler %s: %zu compile server%s, %u job slots, "
 		   "through the local iceccd at %s\n",
-		   hs->sched.name, hs->n, hs->n == 1 ? "" : "s", slots, sock);
+		   hs->sched.name, up, up == 1 ? "" : "s", slots, sock);
 	free(counts);
+	free(cidr);
 	return (int)slots;
 fail:
 	free(counts);
+	free(cidr);
 	helpers_release(hs);
 	return 0;
 }

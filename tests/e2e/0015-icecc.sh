@@ -96,8 +96,9 @@ ip -n "${icecc_ns}s2" link set "${icecc_ns}s2b" down
 expect_exit 0 "a build with one compile server down" \
 	"$BISECTCTL" test --repo "$REPO" --commit "$GOOD" --recipe "$recipe" \
 	--json "$SCRATCH/down1.json"
-check "the step says which server was left out" \
-	'jq -r .build_notes "$SCRATCH/down1.json" | grep -q "^icecc compile server s2 (10.232.0.12:10245) is down (.*): left out$"'
+check "the step says which server was left out, and counts the other" \
+	'jq -r .build_notes "$SCRATCH/down1.json" | grep -q "^icecc compile server s2 (10.232.0.12:10245) is down (.*): left out$" &&
+	 jq -r .build_notes "$SCRATCH/down1.json" | grep -q "^icecc scheduler 10.232.0.1: 1 compile server, 2 job slots, "'
 ip netns pids "${icecc_ns}L" | xargs -r kill
 expect_exit 0 "a build without the scheduler runs here" \
 	"$BISECTCTL" test --repo "$REPO" --commit "$CULPRIT~1" --recipe "$recipe" \
