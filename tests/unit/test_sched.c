@@ -369,6 +369,107 @@ static void test_sched__cancel_ends_leases_and_steps(void **state)
 	close_sched(&fx);
 }
 
+static long long submit_releases(struct fixture *fx)
+{
+	static const char body[] =
+		"{\"type\":\"releases\",\"flavour\":\"cloud-amd64\","
+		"\"good\":[\"6.1.0-47\"],\"bad\":\"6.1.0-57\"}";
+	long long id = 0;
+
+	if (sched_submit(fx->s, body, strlen(body), NULL, 0, "alice", &id))
+		fail_msg("submit refused: %s", err_last());
+	assert_int_equal(sched_tick_all(fx->s), 0);
+	return id;
+}
+
+/* The worker takes the releases job's one step and answers json. */
+static void releases_answer(struct fixture *fx, long long w, const char *json)
+{
+	struct step_assignment a;
+	char *body;
+
+	assert_int_equal(poll(fx, w, &a), 1);
+	assert_string_equal(a.role, "releases");
+	assert_string_equal(a.spec.type, "releases");
+	assert_string_equal(a.spec.flavour, "cloud-amd64");
+	body = util_fmt("{\"v\":1,\"commit\":\"%s\",%s}", a.commit, json);
+	assert_int_equal(sched_result(fx->s, a.lease, body, strlen(body)), 0);
+	assert_int_equal(sched_tick_all(fx->s), 0);
+	free(body);
+	job_spec_release(&a.spec);
+}
+
+static void test_sched__releases_jobs(void **state)
+{
+	struct fixture fx;
+	struct step_assignment a;
+	struct store_job j;
+	struct store_step *steps = NULL;
+	size_t n = 0;
+	long long w, other, id;
+	(void)state;
+	open_sched(&fx, 60, 1);
+	other = worker(&fx, "{\"name\":\"o\",\"recipes\":[\"tiny\"]}");
+	w = worker(&fx,
+		   "{\"name\":\"w\",\"recipes\":[\"debian-cloud-amd64\"]}");
+	/* found: the step's verdict is bad, its bisection in the document */
+	id = submit_releases(&fx);
+	assert_int_equal(poll(&fx, other, &a), 0); /* not its recipe */
+	releases_answer(&fx, w,
+			"\"verdict\":\"bad\",\"title\":\"first bad release "
+			"6.1.0-50\",\"releases\":{\"result\":\"found\","
+			"\"first_bad_release\":\"6.1.0-50\","
+			"\"last_good_release\":\"6.1.0-49\",\"probes\":[]}");
+	job(&fx, id, &j);
+	assert_int_equal(j.state, JOB_DONE);
+	assert_string_equal(j.result, "found");
+	assert_int_equal(store_steps_of_job(fx.store, id, &steps, &n), 0);
+	/* the step keeps the worker's bisection (the document shows it) */
+	assert_int_equal(n, 1);
+	assert_non_null(strstr(steps[0].result, "\"releases\":{"));
+	assert_non_null(
+		strstr(steps[0].result, "\"first_bad_release\":\"6.1.0-50\""));
+	store_steps_release(steps, n);
+	store_job_release(&j);
+	/* the same job again is run again: no cached answer */
+	id = submit_releases(&fx);
+	releases_answer(&fx, w,
+			"\"verdict\":\"skip\",\"title\":\"the releases "
+			"between do not boot\"");
+	job(&fx, id, &j);
+	assert_int_equal(j.state, JOB_DONE);
+	assert_string_equal(j.result, "ambiguous");
+	assert_string_equal(j.reason, "the releases between do not boot");
+	store_job_release(&j);
+	/* a release APT does not know: failed at once, not retried */
+	id = submit_releases(&fx);
+	releases_answer(&fx, w,
+			"\"verdict\":\"infra\",\"abort\":true,\"title\":"
+			"\"release 6.1.0-57 is not known to APT\"");
+	job(&fx, id, &j);
+	assert_int_equal(j.state, JOB_FAILED);
+	assert_string_equal(j.result, "error");
+	assert_string_equal(j.reason, "release 6.1.0-57 is not known to APT");
+	store_job_release(&j);
+	assert_int_equal(poll(&fx, w, &a), 0);
+	/* a failure of the worker's machine is tried once more */
+	id = submit_releases(&fx);
+	releases_answer(&fx, w,
+			"\"verdict\":\"infra\",\"title\":\"apt-get "
+			"failed\"");
+	job(&fx, id, &j);
+	assert_int_equal(j.state == JOB_FAILED, 0);
+	store_job_release(&j);
+	releases_answer(&fx, w,
+			"\"verdict\":\"infra\",\"title\":\"apt-get "
+			"failed\"");
+	job(&fx, id, &j);
+	assert_int_equal(j.state, JOB_FAILED);
+	assert_string_equal(j.result, "infra");
+	store_job_release(&j);
+	close_sched(&fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -378,6 +479,7 @@ int main(void)
 		cmocka_unit_test(test_sched__the_cache_keeps_every_run),
 		cmocka_unit_test(test_sched__an_expired_lease_is_given_again),
 		cmocka_unit_test(test_sched__cancel_ends_leases_and_steps),
+		cmocka_unit_test(test_sched__releases_jobs),
 	};
 
 	return cmocka_run_group_tests(tests, setup_repo, teardown_repo);
