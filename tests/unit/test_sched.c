@@ -399,14 +399,31 @@ static void releases_answer(struct fixture *fx, long long w, const char *json)
 	job_spec_release(&a.spec);
 }
 
+/* Job id ended in state with result and (unless NULL) reason. */
+static void ended(struct fixture *fx, long long id, int state,
+		  const char *result, const char *reason)
+{
+	struct store_job j;
+
+	job(fx, id, &j);
+	assert_int_equal(j.state, state);
+	assert_string_equal(j.result, result);
+	if (reason)
+		assert_string_equal(j.reason, reason);
+	store_job_release(&j);
+}
+
 static void test_sched__releases_jobs(void **state)
 {
+	static const char infra[] = "\"verdict\":\"infra\",\"title\":\"apt-get "
+				    "failed\"";
 	struct fixture fx;
 	struct step_assignment a;
 	struct store_job j;
 	struct store_step *steps = NULL;
 	size_t n = 0;
 	long long w, other, id;
+
 	(void)state;
 	open_sched(&fx, 60, 1);
 	other = worker(&fx, "{\"name\":\"o\",\"recipes\":[\"tiny\"]}");
@@ -420,9 +437,7 @@ static void test_sched__releases_jobs(void **state)
 			"6.1.0-50\",\"releases\":{\"result\":\"found\","
 			"\"first_bad_release\":\"6.1.0-50\","
 			"\"last_good_release\":\"6.1.0-49\",\"probes\":[]}");
-	job(&fx, id, &j);
-	assert_int_equal(j.state, JOB_DONE);
-	assert_string_equal(j.result, "found");
+	ended(&fx, id, JOB_DONE, "found", NULL);
 	assert_int_equal(store_steps_of_job(fx.store, id, &steps, &n), 0);
 	/* the step keeps the worker's bisection (the document shows it) */
 	assert_int_equal(n, 1);
@@ -430,43 +445,29 @@ static void test_sched__releases_jobs(void **state)
 	assert_non_null(
 		strstr(steps[0].result, "\"first_bad_release\":\"6.1.0-50\""));
 	store_steps_release(steps, n);
-	store_job_release(&j);
 	/* the same job again is run again: no cached answer */
 	id = submit_releases(&fx);
 	releases_answer(&fx, w,
 			"\"verdict\":\"skip\",\"title\":\"the releases "
 			"between do not boot\"");
-	job(&fx, id, &j);
-	assert_int_equal(j.state, JOB_DONE);
-	assert_string_equal(j.result, "ambiguous");
-	assert_string_equal(j.reason, "the releases between do not boot");
-	store_job_release(&j);
+	ended(&fx, id, JOB_DONE, "ambiguous",
+	      "the releases between do not boot");
 	/* a release APT does not know: failed at once, not retried */
 	id = submit_releases(&fx);
 	releases_answer(&fx, w,
 			"\"verdict\":\"infra\",\"abort\":true,\"title\":"
 			"\"release 6.1.0-57 is not known to APT\"");
-	job(&fx, id, &j);
-	assert_int_equal(j.state, JOB_FAILED);
-	assert_string_equal(j.result, "error");
-	assert_string_equal(j.reason, "release 6.1.0-57 is not known to APT");
-	store_job_release(&j);
+	ended(&fx, id, JOB_FAILED, "error",
+	      "release 6.1.0-57 is not known to APT");
 	assert_int_equal(poll(&fx, w, &a), 0);
 	/* a failure of the worker's machine is tried once more */
 	id = submit_releases(&fx);
-	releases_answer(&fx, w,
-			"\"verdict\":\"infra\",\"title\":\"apt-get "
-			"failed\"");
+	releases_answer(&fx, w, infra);
 	job(&fx, id, &j);
-	assert_int_equal(j.state == JOB_FAILED, 0);
+	assert_int_not_equal(j.state, JOB_FAILED);
 	store_job_release(&j);
-	releases_answer(&fx, w,
-			"\"verdict\":\"infra\",\"title\":\"apt-get "
-			"failed\"");
-	job(&fx, id, &j);
-	assert_int_equal(j.state, JOB_FAILED);
-	assert_string_equal(j.result, "infra");
-	store_job_release(&j);
+	releases_answer(&fx, w, infra);
+	ended(&fx, id, JOB_FAILED, "infra", NULL);
 	close_sched(&fx);
 }
 
