@@ -31,6 +31,19 @@
 #define DISTCC_PORT "3632"
 #define PROBE_MS 2000
 
+/* h->name from host and port (NULL: none): an IPv6 address in
+ * brackets.  0, or -1 when it does not fit. */
+static int set_name(struct helper *h, const char *host, const char *port)
+{
+	int v6 = strchr(host, ':') != NULL;
+
+	return snprintf(h->name, sizeof(h->name), "%s%s%s%s%s", v6 ? "[" : "",
+			host, v6 ? "]" : "", port ? ":" : "",
+			port ? port : "") < (int)sizeof(h->name)
+		       ? 0
+		       : -1;
+}
+
 /*
  * One HOST[:PORT][/LIMIT][,lzo] item of len bytes into h; "what" names
  * it in errors ("distcc host"), defport is its port when none is given.
@@ -105,10 +118,7 @@ static int parse_item(struct helper *h, const char *item, size_t len,
 	if (h->local && !limit)
 		h->slots = 2;
 	snprintf(h->port, sizeof(h->port), "%s", port ? port : defport);
-	if (snprintf(h->name, sizeof(h->name), "%s%s%s%s%s",
-		     strchr(host, ':') ? "[" : "", host,
-		     strchr(host, ':') ? "]" : "", port ? ":" : "",
-		     port ? port : "") >= (int)sizeof(h->name))
+	if (set_name(h, host, port))
 		return err_set(ERR_INPUT, "%s '%.*s': name too long", what,
 			       (int)len, item);
 	return 0;
@@ -222,9 +232,8 @@ static int listcs_line(struct helper *h, const char *line, size_t len)
 	memcpy(&h->addr, ai->ai_addr, ai->ai_addrlen);
 	h->addrlen = ai->ai_addrlen;
 	freeaddrinfo(ai);
-	snprintf(h->name, sizeof(h->name), "%s%s%s:%s",
-		 strchr(open_ + 2, ':') ? "[" : "", open_ + 2,
-		 strchr(open_ + 2, ':') ? "]" : "", h->port);
+	if (set_name(h, open_ + 2, h->port))
+		return -1;
 	h->slots = max;
 	return max > 0;
 }
@@ -275,44 +284,39 @@ static void host_of(const struct helper *h, char *out, size_t size)
 }
 
 /*
- * Resolve h's host (h->addr gets it, with h->port) and connect to port
- * within PROBE_MS: the connected socket, or -1 and why not into why.
+ * Resolve h's host and connect to port within PROBE_MS: the connected
+ * socket, or -1 and why not into why.  h->addr gets the address when
+ * port is h's own.
  */
 static int dial(struct helper *h, const char *port, char *why, size_t size)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
-	struct sockaddr_storage sa;
 	char host[128];
 	struct pollfd pfd;
 	int fd, e = 0, rc;
 	socklen_t elen = sizeof(e);
 
 	host_of(h, host, sizeof(host));
-	rc = getaddrinfo(host, h->port, &hints, &ai);
+	rc = getaddrinfo(host, port, &hints, &ai);
 	if (rc) {
 		snprintf(why, size, "%s", gai_strerror(rc));
 		return -1;
 	}
-	memcpy(&h->addr, ai->ai_addr, ai->ai_addrlen);
-	h->addrlen = ai->ai_addrlen;
-	freeaddrinfo(ai);
-	memcpy(&sa, &h->addr, sizeof(sa));
-	if (port != h->port) {
-		unsigned short p = (unsigned short)atoi(port);
-
-		if (sa.ss_family == AF_INET6)
-			((struct sockaddr_in6 *)&sa)->sin6_port = htons(p);
-		else
-			((struct sockaddr_in *)&sa)->sin_port = htons(p);
+	if (port == h->port) {
+		memcpy(&h->addr, ai->ai_addr, ai->ai_addrlen);
+		h->addrlen = ai->ai_addrlen;
 	}
-	fd = socket(sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 		    0);
+	rc = fd < 0 ? -1 : connect(fd, ai->ai_addr, ai->ai_addrlen);
+	e = rc ? errno : 0;
+	freeaddrinfo(ai);
 	if (fd < 0) {
-		snprintf(why, size, "%s", strerror(errno));
+		snprintf(why, size, "%s", strerror(e));
 		return -1;
 	}
-	rc = connect(fd, (struct sockaddr *)&sa, h->addrlen);
-	if (rc && errno == EINPROGRESS) {
+	if (e == EINPROGRESS) {
+		e = 0;
 		pfd.fd = fd;
 		pfd.events = POLLOUT;
 		rc = poll(&pfd, 1, PROBE_MS);
@@ -321,8 +325,6 @@ static int dial(struct helper *h, const char *port, char *why, size_t size)
 		else if (rc < 0 ||
 			 getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &elen))
 			e = errno;
-	} else if (rc) {
-		e = errno;
 	}
 	if (e) {
 		close(fd);
@@ -563,8 +565,7 @@ static int ask_scheduler(struct helpers *hs, struct buf *answer, char *why,
 	double until = util_now() + 5;
 	int fd, rc = -1;
 
-	snprintf(port, sizeof(port), "%d",
-		 (int)(strtoul(hs->sched.port, NULL, 10) & 0xffff) + 1);
+	snprintf(port, sizeof(port), "%d", atoi(hs->sched.port) + 1);
 	fd = dial(&hs->sched, port, why, size);
 	if (fd < 0)
 		return -1;
