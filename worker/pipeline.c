@@ -154,7 +154,8 @@ static int make_env(const struct step_spec *s, const char *src,
 	char jobs[32], *t = strdup(targets), *tok, *save = NULL;
 	char *ccenv = ccache_dir_env(),
 	     *basedir = ccache_basedir_env(src, build),
-	     *map = basedir ? macro_map_arg(src, build) : NULL, *nsarg = NULL;
+	     *map = basedir ? macro_map_arg(src, build) : NULL;
+	char net[4200];
 	const char *env[8] = { NULL };
 	int ccache = util_in_path("ccache");
 	struct live l = { "building", s->live };
@@ -191,13 +192,8 @@ static int make_env(const struct step_spec *s, const char *src,
 	if (s->sandbox &&
 	    (rc = sandbox_argv(argv, &n, s->work_dir, hs ? hs->netns : NULL)))
 		goto out;
-	if (!s->sandbox && hs && hs->netns) {
-		/* icecc's: the compile servers, and nothing else */
-		nsarg = util_fmt("--net=%s", hs->netns);
-		argv[n++] = "nsenter";
-		argv[n++] = nsarg;
-		argv[n++] = "--";
-	}
+	if (!s->sandbox && hs && hs->netns) /* icecc's compile servers */
+		n += sandbox_netns_words(argv + n, net, sizeof(net), hs->netns);
 	argv[n++] = "make";
 	argv[n++] = "-C";
 	argv[n++] = src;
@@ -235,7 +231,6 @@ out:
 	free(ccenv);
 	free(basedir);
 	free(map);
-	free(nsarg);
 	return rc;
 }
 

@@ -51,6 +51,16 @@ void sandbox_hide_file(const char *path)
 			 "%s", path);
 }
 
+size_t sandbox_netns_words(const char **argv, char *buf, size_t size,
+			   const char *netns)
+{
+	snprintf(buf, size, "--net=%s", netns);
+	argv[0] = "nsenter";
+	argv[1] = buf;
+	argv[2] = "--";
+	return 3;
+}
+
 /* What differs between a build's sandbox and a command's. */
 struct words {
 	const char *work_dir;
@@ -111,10 +121,7 @@ static size_t sandbox_words(const char **argv, const struct words *w)
 		/* the build's own namespace: compile servers only */
 		static char net[4200];
 
-		snprintf(net, sizeof(net), "--net=%s", w->netns);
-		argv[n++] = "nsenter";
-		argv[n++] = net;
-		argv[n++] = "--";
+		n += sandbox_netns_words(argv + n, net, sizeof(net), w->netns);
 	}
 	argv[n++] = "bwrap";
 	if (real) {

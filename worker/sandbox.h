@@ -22,6 +22,13 @@
 int sandbox_argv(const char **argv, size_t *n, const char *work_dir,
 		 const char *netns);
 /*
+ * The words that run a command in the network namespace at netns
+ * (nsenter --net=NETNS --) into argv, buf (size bytes) holding the
+ * option; their count, 3.
+ */
+size_t sandbox_netns_words(const char **argv, char *buf, size_t size,
+			   const char *netns);
+/*
  * Builds run from now on as this real user (never root), without a user
  * namespace: root's files stay root's to them.  For a worker that is
  * root; without it a build runs as nobody in a user namespace.
