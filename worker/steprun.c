@@ -393,6 +393,31 @@ static int tenant_ccache(const char *tenant)
 	return rc;
 }
 
+/* The job's recipe, by name, from the worker's recipe directories. */
+static int step_recipe(struct recipe *out, const char *name,
+		       const struct steprun_env *env)
+{
+	char path[PATH_MAX];
+	int rc = recipe_find(path, sizeof(path), name, env->recipe_path);
+
+	return rc ? rc : recipe_load(out, path);
+}
+
+/* The job's guest test script as the step directory's test.sh, whose
+ * path goes to *path (the caller frees it). */
+static int write_test(const struct steprun_env *env, const char *text,
+		      char **path)
+{
+	int rc;
+
+	*path = util_fmt("%s/test.sh", env->step_dir);
+	rc = *path ? util_write_atomic(*path, text, strlen(text))
+		   : err_set(ERR_NOMEM, "out of memory");
+	if (!rc && chmod(*path, 0755))
+		rc = err_sys(ERR_INFRA, "chmod '%s'", *path);
+	return rc;
+}
+
 static int run_assignment(struct step_result *st,
 			  const struct step_assignment *a,
 			  const struct steprun_env *env, struct gu_repo *repo,
@@ -441,23 +466,10 @@ static int run_assignment(struct step_result *st,
 					     sp->network, path, env);
 		goto out;
 	}
-	{
-		char rpath[PATH_MAX];
-
-		rc = recipe_find(rpath, sizeof(rpath), sp->recipe,
-				 env->recipe_path);
-		if (!rc)
-			rc = recipe_load(&recipe, rpath);
-		if (rc)
-			goto out;
-	}
-	if (sp->test) {
-		path = util_fmt("%s/test.sh", env->step_dir);
-		rc = path ? util_write_atomic(path, sp->test, strlen(sp->test))
-			  : err_set(ERR_NOMEM, "out of memory");
-		if (!rc && chmod(path, 0755))
-			rc = err_sys(ERR_INFRA, "chmod '%s'", path);
-	}
+	if ((rc = step_recipe(&recipe, sp->recipe, env)))
+		goto out;
+	if (sp->test)
+		rc = write_test(env, sp->test, &path);
 	work = util_fmt("%s/work/%s-%s%s%s", env->cache_dir, key, recipe.name,
 			tenant, env->slot);
 	if (!rc && !work)
@@ -515,27 +527,19 @@ static int run_releases(struct step_result *st, const struct step_assignment *a,
 				    .confidence = sp->confidence,
 				    .out_dir = env->step_dir,
 				    .cache = env->cache_dir };
-	char rpath[PATH_MAX], *test = NULL, *json = NULL, *name = NULL;
+	char *test = NULL, *json = NULL, *name = NULL;
 	struct recipe recipe;
 	struct buf text;
-	int rc, found = 0;
+	int rc = step_recipe(&recipe, sp->recipe, env), found = 0;
 
-	rc = recipe_find(rpath, sizeof(rpath), sp->recipe, env->recipe_path);
-	if (!rc)
-		rc = recipe_load(&recipe, rpath);
 	if (rc)
 		return rc;
 	buf_init(&text, 64u << 20);
 	json = util_fmt("%s/releases.json", env->step_dir);
 	if (!json)
 		rc = err_set(ERR_NOMEM, "out of memory");
-	if (!rc && sp->test) {
-		test = util_fmt("%s/test.sh", env->step_dir);
-		rc = test ? util_write_atomic(test, sp->test, strlen(sp->test))
-			  : err_set(ERR_NOMEM, "out of memory");
-		if (!rc && chmod(test, 0755))
-			rc = err_sys(ERR_INFRA, "chmod '%s'", test);
-	}
+	if (!rc && sp->test)
+		rc = write_test(env, sp->test, &test);
 	ro.test = test;
 	ro.json = json;
 	ro.recipe = &recipe;
