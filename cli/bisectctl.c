@@ -1908,14 +1908,6 @@ static int cmd_maintainers(int argc, char **argv)
 	return rc ? fail(rc) : 0;
 }
 
-/* A release (an ABI such as 6.1.0-47) or a flavour, as APT names them. */
-static int valid_word(const char *s, const char *chars, size_t max)
-{
-	size_t n = strlen(s);
-
-	return n > 0 && n <= max && strspn(s, chars) == n;
-}
-
 /* releases --repo: the commit-level bisection, as bisectctl bisect. */
 static int releases_commits(const struct releases_opts *o, const char *good,
 			    const char *bad, const char *recipe,
@@ -2099,14 +2091,12 @@ static int cmd_releases(int argc, char **argv)
 			return fail(rc);
 		gu_close(r);
 	}
-	if (!ro.continue_verdict &&
-	    !valid_word(ro.flavour, "abcdefghijklmnopqrstuvwxyz0123456789-",
-			32))
+	if (!ro.continue_verdict && !job_flavour_ok(ro.flavour))
 		return usage_error("--flavour: '%s' is not a flavour such as "
 				   "cloud-amd64",
 				   ro.flavour);
-	if (!ro.continue_verdict && (!valid_word(ro.good, "0123456789.-", 24) ||
-				     !valid_word(ro.bad, "0123456789.-", 24)))
+	if (!ro.continue_verdict &&
+	    (!job_release_ok(ro.good) || !job_release_ok(ro.bad)))
 		return usage_error("--good and --bad take releases such as "
 				   "6.1.0-47");
 	if (server && (ro.manual || ro.continue_verdict || ro.repo))

@@ -321,6 +321,16 @@ static int word_of(const char *s, const char *set, size_t max)
 	return n && n <= max && strspn(s, set) == n;
 }
 
+int job_flavour_ok(const char *s)
+{
+	return word_of(s, "abcdefghijklmnopqrstuvwxyz0123456789-", 32);
+}
+
+int job_release_ok(const char *s)
+{
+	return word_of(s, "0123456789.-", 24);
+}
+
 /* What every kind of job checks last: its confidence (given or made
  * its default) and its webhook. */
 static int common_checks(const struct job_spec *out)
@@ -343,7 +353,6 @@ static int common_checks(const struct job_spec *out)
 /* A releases job's fields, after the common ones were parsed. */
 static int releases_from(struct job_spec *out)
 {
-	const char *abi = "0123456789.-";
 	const char *const other[] = { "repo", "commit", "command", "failure",
 				      "source" };
 	const char *const given[] = { out->repo, out->commit, out->command,
@@ -363,12 +372,12 @@ static int releases_from(struct job_spec *out)
 	if (!out->flavour || !out->bad || out->ngood != 1)
 		return err_set(ERR_INPUT, "a releases job needs 'flavour', "
 					  "'bad' and one 'good'");
-	if (!word_of(out->flavour, "abcdefghijklmnopqrstuvwxyz0123456789-", 32))
+	if (!job_flavour_ok(out->flavour))
 		return err_set(ERR_INPUT,
 			       "field 'flavour': '%.40s' is not a "
 			       "flavour such as cloud-amd64",
 			       out->flavour);
-	if (!word_of(out->bad, abi, 24) || !word_of(out->good[0], abi, 24))
+	if (!job_release_ok(out->bad) || !job_release_ok(out->good[0]))
 		return err_set(ERR_INPUT, "fields 'good' and 'bad' take "
 					  "releases such as 6.1.0-47");
 	if (out->confidence < 0) /* not given */

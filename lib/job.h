@@ -61,6 +61,12 @@ struct job_spec {
 
 #define RELEASES_RECIPE "debian-cloud-amd64"
 
+/* A releases job's names, as bisectctl releases takes them too: a
+ * flavour of [a-z0-9-] ("cloud-amd64") up to 32 bytes, a release of
+ * [0-9.-] ("6.1.0-47") up to 24.  1 when s is one. */
+int job_flavour_ok(const char *s);
+int job_release_ok(const char *s);
+
 /*
  * Parse a request body.  ERR_INPUT with one line naming the problem:
  * malformed JSON, an unknown field, a wrong type, a missing field.
