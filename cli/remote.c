@@ -16,6 +16,7 @@
 #include "buf.h"
 #include "error.h"
 #include "http.h"
+#include "releases.h"
 #include "remote.h"
 #include "util.h"
 
@@ -110,24 +111,13 @@ static void releases_end(const char *doc, const char *json_path)
 {
 	json_t *o = json_loads(doc, 0, NULL);
 	json_t *r = json_object_get(o, "releases");
-	const char *f = json_string_value(json_object_get(r, "flavour"));
+	const char *next = json_string_value(json_object_get(r, "next_step"));
 	char *text;
 
-#define S(k) json_string_value(json_object_get(r, k))
-	if (json_is_object(r) && S("first_bad_release"))
-		printf("first bad release: %s, linux-image-%s-%s %s "
-		       "(upstream %s)\n"
-		       "last good release: %s, linux-image-%s-%s %s "
-		       "(upstream %s)\n",
-		       S("first_bad_release"), S("first_bad_release"), f,
-		       S("first_bad_version"), S("first_bad_upstream"),
-		       S("last_good_release"), S("last_good_release"), f,
-		       S("last_good_version"), S("last_good_upstream"));
-	else if (json_is_object(r) && S("reason"))
-		printf("no first bad release: %s\n", S("reason"));
-	if (json_is_object(r) && S("next_step"))
-		printf("next: %s\n", S("next_step"));
-#undef S
+	if (json_is_object(r))
+		releases_print_answer(r);
+	if (next)
+		printf("next: %s\n", next);
 	if (json_path && json_is_object(r) &&
 	    (text = json_dumps(r, JSON_INDENT(2)))) {
 		util_write_atomic(json_path, text, strlen(text));

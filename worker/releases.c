@@ -267,12 +267,19 @@ out:
 	return rc;
 }
 
+/* 1 when the file at path is there with that SHA-256 (hex). */
+static int in_cache(const char *path, const char *sha256)
+{
+	char hex[DIGEST_HEXSZ + 1];
+
+	return !digest_file_hex(hex, path) && !strcmp(hex, sha256);
+}
+
 /* The package in the cache, fetched with APT when it is not there. */
 static int fetch(struct rel_state *st, struct release *r)
 {
-	char hex[DIGEST_HEXSZ + 1], *spec, *log;
+	char *spec, *log;
 	const char *argv[] = { "apt-get", "download", "-q", NULL, NULL };
-	struct stat sb;
 	int rc;
 
 	if (r->deb)
@@ -289,15 +296,13 @@ static int fetch(struct rel_state *st, struct release *r)
 		free(log);
 		return err_set(ERR_NOMEM, "out of memory");
 	}
-	if (stat(r->deb, &sb) || digest_file_hex(hex, r->deb) ||
-	    strcmp(hex, r->sha256)) {
+	if (!in_cache(r->deb, r->sha256)) {
 		fprintf(stderr, "%s (%s): downloading %s\n", r->abi, r->version,
 			strrchr(r->filename, '/') + 1);
 		argv[3] = spec;
 		unlink(r->deb);
 		rc = run_tool(argv, st->dir, log);
-		if (!rc &&
-		    (digest_file_hex(hex, r->deb) || strcmp(hex, r->sha256)))
+		if (!rc && !in_cache(r->deb, r->sha256))
 			rc = err_set(ERR_INFRA,
 				     "%s: its SHA256 is not the one APT's "
 				     "index gives",
@@ -583,7 +588,7 @@ static int debian_tarball(struct rel_state *st, const char *version,
 	     *hlog = util_fmt("%s/apt-helper-%s.log", st->o->out_dir, version);
 	const char *argv[] = { "apt-get", "source", "--print-uris",
 			       "-q",	  spec,	    NULL };
-	char uri[2048], name[256], sha[80], hex[DIGEST_HEXSZ + 1];
+	char uri[2048], name[256], sha[80];
 	unsigned long long bytes;
 	struct buf b;
 	const char *p;
@@ -621,8 +626,7 @@ static int debian_tarball(struct rel_state *st, const char *version,
 		rc = err_set(ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	if (access(*path, F_OK) || digest_file_hex(hex, *path) ||
-	    strcmp(hex, sha)) {
+	if (!in_cache(*path, sha)) {
 		char hash[96];
 		const char *get[] = { "/usr/lib/apt/apt-helper",
 				      "download-file",
@@ -828,6 +832,25 @@ static void debian_patches(struct rel_state *st, const struct release *good,
 	free(bt);
 }
 
+void releases_print_answer(const json_t *o)
+{
+	const char *f = json_string_value(json_object_get(o, "flavour"));
+
+#define S(k) json_string_value(json_object_get(o, k))
+	if (S("first_bad_release"))
+		printf("first bad release: %s, linux-image-%s-%s %s "
+		       "(upstream %s)\n"
+		       "last good release: %s, linux-image-%s-%s %s "
+		       "(upstream %s)\n",
+		       S("first_bad_release"), S("first_bad_release"), f,
+		       S("first_bad_version"), S("first_bad_upstream"),
+		       S("last_good_release"), S("last_good_release"), f,
+		       S("last_good_version"), S("last_good_upstream"));
+	else if (S("reason"))
+		printf("no first bad release: %s\n", S("reason"));
+#undef S
+}
+
 /* The result on the terminal and as JSON. */
 static int report(struct rel_state *st, const struct release *bad,
 		  const struct release *good, int *found, double confidence,
@@ -842,20 +865,14 @@ static int report(struct rel_state *st, const struct release *bad,
 			    json_string(*found ? "found" : "ambiguous"));
 	json_object_set_new(o, "probes", json_incref(st->probes));
 	if (!*found) {
-		printf("no first bad release: %s\n", why);
 		json_object_set_new(o, "reason", json_string(why));
+		releases_print_answer(o);
 	} else {
-		printf("first bad release: %s, linux-image-%s-%s %s "
-		       "(upstream %s)\n"
-		       "last good release: %s, linux-image-%s-%s %s "
-		       "(upstream %s)\n",
-		       bad->abi, bad->abi, st->o->flavour, bad->version,
-		       bad->upstream, good->abi, good->abi, st->o->flavour,
-		       good->version, good->upstream);
-		if (confidence > 0)
-			printf("confidence %.2f\n", confidence);
 		put_release(o, "first_bad", bad);
 		put_release(o, "last_good", good);
+		releases_print_answer(o);
+		if (confidence > 0)
+			printf("confidence %.2f\n", confidence);
 		json_object_set_new(o, "confidence", json_real(confidence));
 		ch = changes(bad, good);
 		if (ch) {

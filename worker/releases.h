@@ -49,4 +49,12 @@ struct releases_opts {
  */
 int releases_bisect(const struct releases_opts *o, int *found);
 
+/*
+ * The answer of a result (o, the JSON releases_bisect writes) as the
+ * bisection prints it: the first bad and last good releases with their
+ * versions, or why there is none.
+ */
+struct json_t;
+void releases_print_answer(const struct json_t *o);
+
 #endif
