@@ -650,6 +650,32 @@ static void redact_callback(json_t *spec)
 	json_object_set_new(spec, "callback", json_string(shown));
 }
 
+/*
+ * A releases job's commit level, from its outcome: the bisect job that
+ * goes on from it ({job, state, result, first_bad, reason}), or why
+ * there is none ({error}); NULL when it has none.
+ */
+static json_t *commit_level_of(struct store *st, const char *outcome)
+{
+	json_t *x = outcome ? json_loads(outcome, 0, NULL) : NULL, *out = NULL;
+	json_t *id = json_object_get(x, "commit_level_job");
+	struct store_job c;
+
+	if (json_is_string(json_object_get(x, "commit_level_error")))
+		out = json_pack("{s:O}", "error",
+				json_object_get(x, "commit_level_error"));
+	else if (json_is_integer(id) &&
+		 !store_job_get(st, json_integer_value(id), &c)) {
+		out = json_pack("{s:I, s:s, s:s?, s:s?, s:s?}", "job",
+				(json_int_t)c.id, "state",
+				job_state_name(c.state), "result", c.result,
+				"first_bad", c.culprit, "reason", c.reason);
+		store_job_release(&c);
+	}
+	json_decref(x);
+	return out;
+}
+
 char *report_job(struct store *st, const struct store_job *j,
 		 const struct store_step *steps, size_t n, int full)
 {
@@ -700,8 +726,13 @@ char *report_job(struct store *st, const struct store_job *j,
 				    : NULL;
 		json_t *rel = json_object_get(r, "releases");
 
-		if (json_is_object(rel))
+		if (json_is_object(rel)) {
+			json_t *cl = commit_level_of(st, j->outcome);
+
+			if (cl)
+				json_object_set_new(rel, "commit_level", cl);
 			json_object_set(o, "releases", rel);
+		}
 		json_decref(r);
 	}
 	s = json_dumps(o, JSON_COMPACT);

@@ -40,6 +40,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "digest.h"
 #include "engine.h"
 #include "error.h"
@@ -590,8 +592,17 @@ static int resolve_spec(struct sched *s, struct job_spec *spec, char **canon)
 	/* (bisectd imports in its fetch queue, before this) */
 	if (spec->source && !spec->commit)
 		rc = import_source(spec, s->state_dir, 3600, 0);
-	if (!rc && !strcmp(spec->type, "releases"))
-		goto known; /* releases, which the worker's APT knows of */
+	if (!rc && !strcmp(spec->type, "releases")) {
+		/* releases, which the worker's APT knows of; the tags of
+		 * the commit level are looked up once the releases are */
+		if (spec->repo)
+			rc = open_repo(s, spec->repo, &repo);
+		if (!rc && spec->commit_recipe)
+			rc = recipe_key(s, spec->commit_recipe, key);
+		if (rc)
+			goto out;
+		goto known;
+	}
 	if (!rc && !spec->repo)
 		rc = err_set(ERR_INPUT, "the job names no repository");
 	if (!rc)
@@ -626,6 +637,14 @@ out:
 	return rc;
 }
 
+/* What only bisectd sets is not taken from a request. */
+static int requested(const struct job_spec *spec)
+{
+	return spec->releases_job ? err_set(ERR_INPUT, "'releases_job' is "
+						       "set by bisectd only")
+				  : 0;
+}
+
 int sched_submit(struct sched *s, const char *body, size_t len,
 		 const struct sched_verdict *known, size_t nknown,
 		 const char *owner, long long *id)
@@ -638,7 +657,8 @@ int sched_submit(struct sched *s, const char *body, size_t len,
 	rc = job_spec_parse(&spec, body, len);
 	if (rc)
 		return rc;
-	if ((rc = resolve_spec(s, &spec, &canon)))
+	rc = requested(&spec);
+	if (rc || (rc = resolve_spec(s, &spec, &canon)))
 		goto out;
 	if ((rc = store_begin(s->store)))
 		goto out;
@@ -693,6 +713,10 @@ int sched_submit_fetching(struct sched *s, const char *body, size_t len,
 
 	if (rc)
 		return rc;
+	if ((rc = requested(&spec))) {
+		job_spec_release(&spec);
+		return rc;
+	}
 	canon = job_spec_dump(&spec);
 	rc = canon ? store_job_insert(s->store, id, spec.type, JOB_FETCHING,
 				      canon, spec.callback, owner)
@@ -744,6 +768,8 @@ struct plan {
 	/* kernel mode without spec.failure: the bad endpoint's failure,
 	 * as title_key() gives it, or "" until it is known */
 	char target[256];
+	char *owner;	     /* the job's submitter, for a job it leads to */
+	long long follow_up; /* a job made now, to be planned next */
 };
 
 struct cstat {
@@ -1024,10 +1050,15 @@ static int cache_key(struct plan *p, const char *hex, char *out)
 		 (rc = gu_tree_hex(p->jc->repo, &oid, tree)))
 		return rc;
 	/* not the runs: what is kept is every run, and they add up */
-	text = util_fmt("bisectd-step-3\n%s\n%s\n%s\n%s\n%s\n",
+	/* (another config: a key of its own; keys without one as before) */
+	text = util_fmt("bisectd-step-3\n%s\n%s\n%s\n%s\n%s\n%s%s%s%s",
 			sp->command ? "command" : "kernel", tree,
 			p->jc->recipe_key, sp->command ? sp->command : "",
-			sp->test ? sp->test : "");
+			sp->test ? sp->test : "",
+			sp->base_release ? "base_release " : "",
+			sp->base_release ? sp->base_release : "",
+			sp->base_release ? "-" : "",
+			sp->base_release ? sp->flavour : "");
 	if (!text)
 		return err_set(ERR_NOMEM, "out of memory");
 	if (sp->npatches) {
@@ -1166,6 +1197,123 @@ static int plan_test(struct plan *p)
  */
 #define RELEASES_HEX "0000000000000000000000000000000000000000"
 
+/* The bisection a releases step found (its result's "releases"). */
+static json_t *found_releases(const struct plan *p)
+{
+	size_t i;
+
+	for (i = p->nsteps; i-- > 0;) {
+		const struct store_step *st = &p->steps[i];
+		json_t *r;
+
+		if (st->state != STEP_DONE || !st->result ||
+		    strcmp(st->hex, RELEASES_HEX) || strcmp(st->verdict, "bad"))
+			continue;
+		r = json_loads(st->result, 0, NULL);
+		if (json_is_object(json_object_get(r, "releases"))) {
+			json_t *rel =
+				json_incref(json_object_get(r, "releases"));
+
+			json_decref(r);
+			return rel;
+		}
+		json_decref(r);
+	}
+	return NULL;
+}
+
+/*
+ * The commit level after a releases job found its first bad release,
+ * when the job names a repository and the two releases are different
+ * upstream versions: a bisect job of its own between their tags (vX.Y.Z)
+ * there, with the job's test, runs, confidence and webhook, and either
+ * commit_recipe or the recipe with the last good release's config.  The
+ * job's outcome gets its id ("commit_level_job") or why there is none
+ * ("commit_level_error").
+ */
+static int commit_level(struct plan *p)
+{
+	const struct job_spec *sp = &p->jc->spec;
+	json_t *rel = found_releases(p), *req = NULL, *out = NULL;
+	const char *lg, *gu, *bu;
+	struct gu_repo *repo = NULL;
+	struct job_spec f;
+	char *body = NULL, *canon = NULL, *text = NULL, why[512] = "";
+	char hex[2][GU_HEXSZ + 1];
+	int rc = 0, k;
+
+	lg = json_string_value(json_object_get(rel, "last_good_release"));
+	gu = json_string_value(json_object_get(rel, "last_good_upstream"));
+	bu = json_string_value(json_object_get(rel, "first_bad_upstream"));
+	if (!lg || !gu || !bu || !strcmp(gu, bu))
+		goto out; /* one upstream version: Debian's patches differ */
+	if (open_repo(p->s, sp->repo, &repo)) {
+		snprintf(why, sizeof(why), "%s", err_last());
+		goto record;
+	}
+	for (k = 0; k < 2; k++) {
+		char tag[64];
+		struct gu_oid oid;
+
+		snprintf(tag, sizeof(tag), "refs/tags/v%s", k ? bu : gu);
+		if (gu_resolve(repo, tag, &oid)) {
+			snprintf(why, sizeof(why), "%s has no tag v%s",
+				 sp->repo, k ? bu : gu);
+			goto record;
+		}
+		gu_oid_hex(hex[k], &oid);
+	}
+	req = json_pack(
+		"{s:s, s:s, s:[s], s:s, s:s, s:i, s:f, s:i, s:I}", "type",
+		"bisect", "repo", sp->repo, "good", hex[0], "bad", hex[1],
+		"recipe", sp->commit_recipe ? sp->commit_recipe : sp->recipe,
+		"runs", sp->runs, "confidence", sp->confidence, "max_workers",
+		sp->max_workers, "releases_job", (json_int_t)p->jc->id);
+	if (req && !sp->commit_recipe) {
+		json_object_set_new(req, "base_release", json_string(lg));
+		json_object_set_new(req, "flavour", json_string(sp->flavour));
+	}
+	if (req && sp->test)
+		json_object_set_new(req, "test", json_string(sp->test));
+	if (req && sp->callback)
+		json_object_set_new(req, "callback", json_string(sp->callback));
+	if (req && sp->callback_secret)
+		json_object_set_new(req, "callback_secret",
+				    json_string(sp->callback_secret));
+	body = req ? json_dumps(req, JSON_COMPACT) : NULL;
+	if (!body) {
+		rc = err_set(ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if (job_spec_parse(&f, body, strlen(body))) {
+		snprintf(why, sizeof(why), "%s", err_last());
+		goto record;
+	}
+	canon = job_spec_dump(&f);
+	rc = canon ? store_job_insert(p->s->store, &p->follow_up, "bisect",
+				      JOB_QUEUED, canon, f.callback, p->owner)
+		   : err_set(ERR_NOMEM, "out of memory");
+	job_spec_release(&f);
+	if (rc)
+		goto out;
+record:
+	out = *why ? json_pack("{s:s}", "commit_level_error", why)
+		   : json_pack("{s:I}", "commit_level_job",
+			       (json_int_t)p->follow_up);
+	text = out ? json_dumps(out, JSON_COMPACT) : NULL;
+	rc = text ? store_job_set_outcome(p->s->store, p->jc->id, text)
+		  : err_set(ERR_NOMEM, "out of memory");
+out:
+	gu_close(repo);
+	json_decref(rel);
+	json_decref(req);
+	json_decref(out);
+	free(body);
+	free(canon);
+	free(text);
+	return rc;
+}
+
 static int plan_releases(struct plan *p)
 {
 	struct cstat cs;
@@ -1182,9 +1330,14 @@ static int plan_releases(struct plan *p)
 	if (v <= 0)
 		return v < 0 && !p->ended ? v : 0;
 	why = why_of(p, RELEASES_HEX);
-	if (v == VERDICT_BAD)
+	if (v == VERDICT_BAD) {
+		int rc = p->jc->spec.repo ? commit_level(p) : 0;
+
+		if (rc)
+			return rc;
 		return end_job(p, JOB_DONE, "found", NULL, NULL) < 0 ? ERR_INFRA
 								     : 0;
+	}
 	return end_job(p, JOB_DONE, "ambiguous", NULL, *why ? why + 2 : NULL) <
 			       0
 		       ? ERR_INFRA
@@ -2075,14 +2228,19 @@ int sched_tick(struct sched *s, long long id)
 		store_job_end(s->store, id, JOB_FAILED, "error", NULL, why);
 		return 0;
 	}
+	p.owner = job.owner ? strdup(job.owner) : NULL;
+	rc = job.owner && !p.owner ? err_set(ERR_NOMEM, "out of memory") : 0;
 	store_job_release(&job);
-	if ((rc = store_begin(s->store)))
+	if (rc || (rc = store_begin(s->store))) {
+		free(p.owner);
 		return rc;
+	}
 	rc = store_job_start(s->store, id);
 	if (!rc)
 		rc = store_steps_of_job(s->store, id, &p.steps, &p.nsteps);
 	if (rc) {
 		store_rollback(s->store);
+		free(p.owner);
 		return rc;
 	}
 	p.slots = job_slots(s, p.jc);
@@ -2099,6 +2257,7 @@ int sched_tick(struct sched *s, long long id)
 	     : !strcmp(p.jc->spec.type, "releases") ? plan_releases(&p)
 						    : plan_test(&p);
 	store_steps_release(p.steps, p.nsteps);
+	free(p.owner);
 	if (rc) {
 		store_rollback(s->store);
 		return rc;
@@ -2106,6 +2265,8 @@ int sched_tick(struct sched *s, long long id)
 	rc = store_commit(s->store);
 	if (p.ended)
 		drop_jobc(s, id);
+	if (!rc && p.follow_up)
+		rc = sched_tick(s, p.follow_up);
 	return rc;
 }
 

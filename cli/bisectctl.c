@@ -1644,16 +1644,49 @@ done:
 
 static int cmd_config(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "release", required_argument, NULL, 'r' },
+		{ "flavour", required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *release = NULL, *flavour = NULL;
+	char *deb = NULL, *dir = NULL, *cache = NULL;
 	struct buf b;
-	int rc;
+	int opt, rc = 0;
 
-	if (argc != 2)
-		return usage_error("config needs exactly one FILE");
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (opt == 'r')
+			release = optarg;
+		else if (opt == 'f')
+			flavour = optarg;
+		else
+			return usage_error("bad option for config");
+	}
+	if (!release != !flavour)
+		return usage_error("--release and --flavour go together");
+	if (release && (!job_release_ok(release) || !job_flavour_ok(flavour)))
+		return usage_error("--release takes a release such as 6.1.0-47 "
+				   "and --flavour one such as cloud-amd64");
+	if (optind + (release ? 0 : 1) != argc)
+		return usage_error("config needs exactly one FILE, or "
+				   "--release and --flavour");
+	if (release) {
+		/* Debian's package of that release, by APT, in the cache */
+		dir = make_out_dir(NULL);
+		cache = util_cache_dir();
+		rc = dir && cache ? releases_package(cache, flavour, release,
+						     dir, &deb)
+				  : ERR_INFRA;
+	}
 	buf_init(&b, 64u << 20);
-	rc = kconfig_read(&b, argv[1]);
+	if (!rc)
+		rc = kconfig_read(&b, deb ? deb : argv[optind]);
 	if (!rc)
 		fwrite(b.ptr, 1, b.len, stdout);
 	buf_release(&b);
+	free(deb);
+	free(dir);
+	free(cache);
 	return rc ? fail(rc) : 0;
 }
 
@@ -1966,6 +1999,20 @@ static int releases_remote(const struct releases_opts *ro,
 	spec.recipe = strdup(recipe_name);
 	if (!spec.flavour || !spec.bad || !spec.good[0] || !spec.recipe)
 		rc = err_set(ERR_NOMEM, "out of memory");
+	if (!rc && ro->repo) {
+		/* the repository as bisectd sees it: a URL or this
+		 * machine's absolute path */
+		char real[PATH_MAX];
+
+		spec.repo = strdup(strstr(ro->repo, "://") ||
+						   !realpath(ro->repo, real)
+					   ? ro->repo
+					   : real);
+		spec.commit_recipe =
+			ro->commit_recipe ? strdup(ro->commit_recipe) : NULL;
+		if (!spec.repo || (ro->commit_recipe && !spec.commit_recipe))
+			rc = err_set(ERR_NOMEM, "out of memory");
+	}
 	if (!rc && test) {
 		buf_init(&t, 1 << 20);
 		rc = buf_read_file(&t, test);
@@ -2083,7 +2130,7 @@ static int cmd_releases(int argc, char **argv)
 	if (ro.commit_recipe && !ro.repo)
 		return usage_error("--commit-recipe is for the commits of "
 				   "--repo");
-	if (ro.repo) {
+	if (ro.repo && !(server && strstr(ro.repo, "://"))) {
 		struct gu_repo *r;
 
 		rc = gu_open(&r, ro.repo);
@@ -2099,9 +2146,9 @@ static int cmd_releases(int argc, char **argv)
 	    (!job_release_ok(ro.good) || !job_release_ok(ro.bad)))
 		return usage_error("--good and --bad take releases such as "
 				   "6.1.0-47");
-	if (server && (ro.manual || ro.continue_verdict || ro.repo))
-		return usage_error("--manual, --continue and --repo work "
-				   "without --server only");
+	if (server && (ro.manual || ro.continue_verdict))
+		return usage_error("--manual and --continue work without "
+				   "--server only");
 	if (ro.test) {
 		test = realpath(ro.test, NULL);
 		if (!test)
@@ -2204,11 +2251,13 @@ static const struct command {
 	  "      and booted, 1 did not build, 4 built but the smoke or the\n"
 	  "      install test failed." },
 	{ "config", cmd_config,
-	  "config FILE\n"
+	  "config FILE | --release ABI --flavour FLAVOUR\n"
 	  "      Print the kernel config in FILE: a config (plain or\n"
 	  "      compressed), a linux-image .deb or a kernel-core .rpm,\n"
 	  "      read without installing anything.  A recipe's base can be\n"
-	  "      any of these too." },
+	  "      any of these too.  --release: Debian's package\n"
+	  "      linux-image-ABI-FLAVOUR, fetched with APT into the cache\n"
+	  "      (a job's base_release)." },
 	{ "classify", cmd_classify,
 	  "classify [--fail-on KIND,...|all] [--marker TEXT] LOG\n"
 	  "      Read a console log as a step's boot is read: print its\n"
@@ -2263,7 +2312,10 @@ static const struct command {
 	  "      gives the verdict on it (the state is kept in the cache\n"
 	  "      across reboots) until the first bad one is found.\n"
 	  "      With --server, bisectd's releases job: a worker bisects\n"
-	  "      with its own APT (no --repo or --manual there)." },
+	  "      with its own APT (no --manual there); --repo is then\n"
+	  "      a repository bisectd can open (a URL, or a path on its\n"
+	  "      machine), and the commit level is a bisect job of its\n"
+	  "      own that bisectctl follows too." },
 	{ "help", cmd_help, "help\n      Show this text." },
 };
 

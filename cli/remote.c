@@ -103,27 +103,115 @@ static int end_status(const char *type, const char *result)
 }
 
 /*
- * A releases job's end: its "releases" (the bisection as bisectctl
- * releases writes it) into json_path, and the answer on the terminal
- * as bisectctl releases prints it.
+ * Poll job id until it ends, printing each step that ended; its document
+ * is left in out.  0, or -1 when bisectd was lost for five minutes.
  */
-static void releases_end(const char *doc, const char *json_path)
+static int follow(const char *server, const char *token, long long id,
+		  struct follow *f, struct buf *out)
 {
-	json_t *o = json_loads(doc, 0, NULL);
+	char path[64], *state = NULL;
+	double lost = 0;
+	long status;
+
+	fprintf(f->progress, "bisectctl: job %lld on %s: %s/jobs/%lld\n", id,
+		server, server, id);
+	snprintf(path, sizeof(path), "jobs/%lld", id);
+	for (;;) {
+		struct timespec ts = { 1, 0 };
+
+		if (get(server, token, path, &status, out) || status != 200) {
+			if (lost == 0)
+				lost = util_now();
+			if (util_now() - lost > 300) {
+				fprintf(stderr,
+					"bisectctl: lost %s for 5 minutes: "
+					"%s\n",
+					server, err_last());
+				return -1;
+			}
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		lost = 0;
+		job_doc_steps(buf_str(out), on_step, f);
+		free(state);
+		state = job_json_string(buf_str(out), "state");
+		if (state && strcmp(state, "queued") &&
+		    strcmp(state, "running") && strcmp(state, "fetching"))
+			break;
+		nanosleep(&ts, NULL);
+	}
+	free(state);
+	return 0;
+}
+
+/* A bisection's end: its report on the terminal, its JSON report left
+ * in out (0, else -1) and written to json_path if that is not NULL. */
+static int bisect_end(const char *server, const char *token, long long id,
+		      const char *json_path, struct buf *out)
+{
+	char path[64];
+	long status;
+
+	snprintf(path, sizeof(path), "jobs/%lld/report.txt", id);
+	if (!get(server, token, path, &status, out) && status == 200)
+		fputs(buf_str(out), stdout);
+	snprintf(path, sizeof(path), "jobs/%lld/report.json", id);
+	if (get(server, token, path, &status, out) || status != 200)
+		return -1;
+	if (json_path)
+		util_write_atomic(json_path, out->ptr, out->len);
+	return 0;
+}
+
+/*
+ * A releases job's end (its document in out): the answer on the
+ * terminal as bisectctl releases prints it, and its "releases" (the
+ * bisection as bisectctl releases writes it) into json_path.  When
+ * bisectd went on at the commit level, that bisect job is followed to
+ * its end too, its report printed and its JSON report put into the
+ * result as "commit_level".  Returns the commit level's exit status (as
+ * bisectctl bisect's), or -1 when there is none.
+ */
+static int releases_end(const char *server, const char *token, struct follow *f,
+			struct buf *out, const char *json_path)
+{
+	json_t *o = json_loads(buf_str(out), 0, NULL);
 	json_t *r = json_object_get(o, "releases");
+	json_t *cl = json_object_get(r, "commit_level");
 	const char *next = json_string_value(json_object_get(r, "next_step"));
+	json_int_t child = json_integer_value(json_object_get(cl, "job"));
+	int code = -1;
 	char *text;
 
 	if (json_is_object(r))
 		releases_print_answer(r);
 	if (next)
 		printf("next: %s\n", next);
+	if (json_is_string(json_object_get(cl, "error")))
+		printf("no commit-level bisection: %s\n",
+		       json_string_value(json_object_get(cl, "error")));
+	if (child > 0 && !follow(server, token, child, f, out)) {
+		char *result = job_json_string(buf_str(out), "result");
+		json_t *rep;
+
+		code = end_status("bisect", result);
+		free(result);
+		rep = bisect_end(server, token, child, NULL, out)
+			      ? NULL
+			      : json_loads(buf_str(out), 0, NULL);
+		if (rep)
+			json_object_set_new(r, "commit_level", rep);
+	} else if (child > 0) {
+		code = 3; /* bisectd was lost */
+	}
 	if (json_path && json_is_object(r) &&
 	    (text = json_dumps(r, JSON_INDENT(2)))) {
 		util_write_atomic(json_path, text, strlen(text));
 		free(text);
 	}
 	json_decref(o);
+	return code;
 }
 
 int remote_run(const char *server, const char *token,
@@ -131,13 +219,11 @@ int remote_run(const char *server, const char *token,
 	       FILE *progress)
 {
 	struct follow f = { .progress = progress };
-	char *body = job_spec_dump(spec), *url, *state = NULL, *result = NULL;
+	char *body = job_spec_dump(spec), *url, *result = NULL;
 	char *reason = NULL;
-	char path[128];
 	struct buf out;
 	long status = 0;
 	long long id = 0;
-	double lost = 0;
 	int rc, code = 3;
 
 	buf_init(&out, 64u << 20);
@@ -172,47 +258,19 @@ int remote_run(const char *server, const char *token,
 		goto out;
 	}
 	sscanf(buf_str(&out), "{\"id\":%lld}", &id);
-	fprintf(progress, "bisectctl: job %lld on %s: %s/jobs/%lld\n", id,
-		server, server, id);
-	snprintf(path, sizeof(path), "jobs/%lld", id);
-	for (;;) {
-		struct timespec ts = { 1, 0 };
-
-		if (get(server, token, path, &status, &out) || status != 200) {
-			if (lost == 0)
-				lost = util_now();
-			if (util_now() - lost > 300) {
-				fprintf(stderr,
-					"bisectctl: lost %s for 5 minutes: "
-					"%s\n",
-					server, err_last());
-				goto out;
-			}
-			nanosleep(&ts, NULL);
-			continue;
-		}
-		lost = 0;
-		job_doc_steps(buf_str(&out), on_step, &f);
-		free(state);
-		state = job_json_string(buf_str(&out), "state");
-		if (state && strcmp(state, "queued") &&
-		    strcmp(state, "running") && strcmp(state, "fetching"))
-			break;
-		nanosleep(&ts, NULL);
-	}
+	if (follow(server, token, id, &f, &out))
+		goto out;
 	result = job_json_string(buf_str(&out), "result");
 	reason = job_json_string(buf_str(&out), "reason");
 	code = end_status(spec->type, result);
 	if (!strcmp(spec->type, "bisect")) {
-		snprintf(path, sizeof(path), "jobs/%lld/report.txt", id);
-		if (!get(server, token, path, &status, &out) && status == 200)
-			fputs(buf_str(&out), stdout);
-		snprintf(path, sizeof(path), "jobs/%lld/report.json", id);
-		if (json_path && !get(server, token, path, &status, &out) &&
-		    status == 200)
-			util_write_atomic(json_path, out.ptr, out.len);
+		bisect_end(server, token, id, json_path, &out);
 	} else if (!strcmp(spec->type, "releases")) {
-		releases_end(buf_str(&out), json_path);
+		int cl = releases_end(server, token, &f, &out, json_path);
+
+		if (cl >= 0) /* the commit level decides, as bisectctl
+				releases --repo has it */
+			code = cl;
 	} else if (json_path) {
 		util_write_atomic(json_path, out.ptr, out.len);
 	}
@@ -224,7 +282,6 @@ int remote_run(const char *server, const char *token,
 		printf("%s: %s\n", spec->commit, result ? result : "?");
 out:
 	free(reason);
-	free(state);
 	free(result);
 	free(f.seen);
 	buf_release(&out);

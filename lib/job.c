@@ -286,6 +286,9 @@ static const struct field spec_fields[] = {
 	{ "install_test", F_BOOL, SPEC(install_test), 0 },
 	{ "source", F_STR, SPEC(source), 64 },
 	{ "flavour", F_STR, SPEC(flavour), 32 },
+	{ "commit_recipe", F_STR, SPEC(commit_recipe), 255 },
+	{ "base_release", F_STR, SPEC(base_release), 24 },
+	{ "releases_job", F_LL, SPEC(releases_job), 0 },
 	{ NULL, 0, 0, 0 },
 };
 
@@ -305,6 +308,8 @@ void job_spec_release(struct job_spec *j)
 	free(j->callback_secret);
 	free(j->source);
 	free(j->flavour);
+	free(j->commit_recipe);
+	free(j->base_release);
 	free(j->failure);
 	for (i = 0; i < j->npatches; i++) {
 		free(j->patch_names[i]);
@@ -353,10 +358,10 @@ static int common_checks(const struct job_spec *out)
 /* A releases job's fields, after the common ones were parsed. */
 static int releases_from(struct job_spec *out)
 {
-	const char *const other[] = { "repo", "commit", "command", "failure",
-				      "source" };
-	const char *const given[] = { out->repo, out->commit, out->command,
-				      out->failure, out->source };
+	const char *const other[] = { "commit", "command", "failure", "source",
+				      "base_release" };
+	const char *const given[] = { out->commit, out->command, out->failure,
+				      out->source, out->base_release };
 	size_t i;
 
 	for (i = 0; i < sizeof(other) / sizeof(*other); i++)
@@ -380,6 +385,11 @@ static int releases_from(struct job_spec *out)
 	if (!job_release_ok(out->bad) || !job_release_ok(out->good[0]))
 		return err_set(ERR_INPUT, "fields 'good' and 'bad' take "
 					  "releases such as 6.1.0-47");
+	if (out->commit_recipe && !out->repo)
+		return err_set(ERR_INPUT, "'commit_recipe' is for the commit "
+					  "level, which needs 'repo'");
+	if (out->releases_job)
+		return err_set(ERR_INPUT, "'releases_job' is for bisect jobs");
 	if (out->confidence < 0) /* not given */
 		out->confidence = JOB_KERNEL_CONFIDENCE;
 	if (!out->recipe && !(out->recipe = strdup(RELEASES_RECIPE)))
@@ -430,7 +440,9 @@ static int spec_from(struct job_spec *out, json_t *o)
 			     { "callback", out->callback },
 			     { "callback_secret", out->callback_secret },
 			     { "source", out->source },
-			     { "flavour", out->flavour } };
+			     { "flavour", out->flavour },
+			     { "commit_recipe", out->commit_recipe },
+			     { "base_release", out->base_release } };
 		size_t k;
 
 		for (k = 0; k < sizeof(strs) / sizeof(strs[0]); k++)
@@ -442,8 +454,25 @@ static int spec_from(struct job_spec *out, json_t *o)
 		return err_set(ERR_INPUT, "field 'runs' must be at least 1");
 	if (!strcmp(out->type, "releases"))
 		return releases_from(out);
-	if (out->flavour)
-		return err_set(ERR_INPUT, "'flavour' is for releases jobs");
+	if (out->commit_recipe)
+		return err_set(ERR_INPUT, "'commit_recipe' is for releases "
+					  "jobs");
+	if (!!out->flavour != !!out->base_release)
+		return err_set(ERR_INPUT,
+			       "'flavour' is for releases jobs, or with "
+			       "'base_release' (a release whose config a "
+			       "kernel job builds with)");
+	if (out->base_release &&
+	    (!job_flavour_ok(out->flavour) ||
+	     !job_release_ok(out->base_release) || !out->recipe))
+		return err_set(ERR_INPUT,
+			       "'base_release' takes a release such as "
+			       "6.1.0-47 and 'flavour' one such as "
+			       "cloud-amd64, for a kernel job with a "
+			       "'recipe'");
+	if (out->releases_job < 0 ||
+	    (out->releases_job && strcmp(out->type, "bisect")))
+		return err_set(ERR_INPUT, "'releases_job' is for bisect jobs");
 	if (out->source && strcmp(out->type, "build"))
 		return err_set(ERR_INPUT, "'source' (a Debian version to "
 					  "build) is for build jobs");
@@ -549,6 +578,11 @@ static json_t *spec_json(const struct job_spec *j)
 	put_str(o, "test", j->test);
 	json_object_set_new(o, "runs", json_integer(j->runs));
 	put_str(o, "flavour", j->flavour);
+	put_str(o, "commit_recipe", j->commit_recipe);
+	put_str(o, "base_release", j->base_release);
+	if (j->releases_job)
+		json_object_set_new(o, "releases_job",
+				    json_integer(j->releases_job));
 	if (!strcmp(j->type, "releases"))
 		json_object_set_new(o, "confidence", json_real(j->confidence));
 	if (!strcmp(j->type, "bisect")) {

@@ -55,8 +55,19 @@ struct job_spec {
 	char *source;
 	/* releases: Debian's linux-image-ABI-FLAVOUR packages between
 	 * good[0] and bad (ABIs such as 6.1.0-47), booted with recipe's
-	 * settings (RELEASES_RECIPE unless given) */
+	 * settings (RELEASES_RECIPE unless given).  With repo (a
+	 * linux-stable clone with the upstream tags), the commits between
+	 * the two upstream versions are bisected next, by a bisect job of
+	 * their own: with commit_recipe, or else with recipe and the last
+	 * good release's config (base_release) */
 	char *flavour;
+	char *commit_recipe;
+	/* kernel mode: the config of Debian's linux-image-BASE-FLAVOUR
+	 * (fetched with APT by the worker) in place of the recipe's base */
+	char *base_release;
+	/* a bisect job that bisectd made to go on from releases job N at
+	 * the commit level; never taken from a request */
+	long long releases_job;
 };
 
 #define RELEASES_RECIPE "debian-cloud-amd64"

@@ -1198,6 +1198,48 @@ static int run_manual(struct rel_state *st, struct release **cand, size_t n,
 	return rc;
 }
 
+static void free_releases(struct rel_state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nrels; i++) {
+		free(st->rels[i].deb);
+		free(st->rels[i].vmlinuz);
+		free(st->rels[i].changelog);
+		free(st->rels[i].title);
+	}
+	free(st->rels);
+}
+
+int releases_package(const char *cache, const char *flavour, const char *abi,
+		     const char *out_dir, char **deb)
+{
+	struct releases_opts o = { .flavour = flavour,
+				   .cache = cache,
+				   .out_dir = out_dir };
+	struct rel_state st = { .o = &o };
+	long i = -1;
+	int rc;
+
+	*deb = NULL;
+	st.dir = util_fmt("%s/releases", cache);
+	rc = st.dir ? util_mkdir_p(st.dir)
+		    : err_set(ERR_NOMEM, "out of memory");
+	if (!rc)
+		rc = util_mkdir_p(out_dir);
+	if (!rc)
+		rc = list_releases(&st);
+	if (!rc && (i = find_release(&st, abi)) < 0)
+		rc = unknown_release(&st, abi);
+	if (!rc)
+		rc = fetch(&st, &st.rels[i]);
+	if (!rc && !(*deb = strdup(st.rels[i].deb)))
+		rc = err_set(ERR_NOMEM, "out of memory");
+	free_releases(&st);
+	free(st.dir);
+	return rc;
+}
+
 int releases_bisect(const struct releases_opts *o_in, int *found)
 {
 	struct releases_opts o_copy = *o_in, *o = &o_copy;
@@ -1290,13 +1332,7 @@ int releases_bisect(const struct releases_opts *o_in, int *found)
 	} else if (!rc) {
 		rc = report(&st, NULL, NULL, found, 0, why);
 	}
-	for (i = 0; i < st.nrels; i++) {
-		free(st.rels[i].deb);
-		free(st.rels[i].vmlinuz);
-		free(st.rels[i].changelog);
-		free(st.rels[i].title);
-	}
-	free(st.rels);
+	free_releases(&st);
 	free(cand);
 	free(st.dir);
 	free(st.initrd);

@@ -50,6 +50,14 @@ struct releases_opts {
 int releases_bisect(const struct releases_opts *o, int *found);
 
 /*
+ * Debian's linux-image-ABI-FLAVOUR in CACHE/releases, fetched with APT
+ * when it is not there (APT's logs go to out_dir): its path into *deb,
+ * which the caller frees.  ERR_INPUT for a release APT does not know of.
+ */
+int releases_package(const char *cache, const char *flavour, const char *abi,
+		     const char *out_dir, char **deb);
+
+/*
  * The answer of a result (o, the JSON releases_bisect writes) as the
  * bisection prints it: the first bad and last good releases with their
  * versions, or why there is none.

@@ -468,10 +468,24 @@ static int run_assignment(struct step_result *st,
 	}
 	if ((rc = step_recipe(&recipe, sp->recipe, env)))
 		goto out;
-	if (sp->test)
+	if (sp->base_release) {
+		/* the config of a Debian release (its package) as the base,
+		 * in a build directory of its own */
+		char *deb;
+
+		rc = releases_package(env->cache_dir, sp->flavour,
+				      sp->base_release, env->step_dir, &deb);
+		if (!rc) {
+			free(recipe.base);
+			recipe.base = deb;
+		}
+	}
+	if (!rc && sp->test)
 		rc = write_test(env, sp->test, &path);
-	work = util_fmt("%s/work/%s-%s%s%s", env->cache_dir, key, recipe.name,
-			tenant, env->slot);
+	work = util_fmt("%s/work/%s-%s%s%s%s%s", env->cache_dir, key,
+			recipe.name, sp->base_release ? "-" : "",
+			sp->base_release ? sp->base_release : "", tenant,
+			env->slot);
 	if (!rc && !work)
 		rc = err_set(ERR_NOMEM, "out of memory");
 	if (!rc && (rc = util_mkdir_p(work)) == 0 &&

@@ -179,16 +179,80 @@ static void test_job__releases(void **state)
 		"releases such as 6.1.0-47");
 	refused("{\"type\":\"releases\",\"flavour\":\"cloud-amd64\","
 		"\"good\":[\"6.1.0-47\"],\"bad\":\"6.1.0-57\","
-		"\"repo\":\"/r\"}",
-		"'repo' is not for releases jobs");
+		"\"commit\":\"c\"}",
+		"'commit' is not for releases jobs");
+	refused("{\"type\":\"releases\",\"flavour\":\"cloud-amd64\","
+		"\"good\":[\"6.1.0-47\"],\"bad\":\"6.1.0-57\","
+		"\"base_release\":\"6.1.0-47\"}",
+		"'base_release' is not for releases jobs");
+	refused("{\"type\":\"releases\",\"flavour\":\"cloud-amd64\","
+		"\"good\":[\"6.1.0-47\"],\"bad\":\"6.1.0-57\","
+		"\"commit_recipe\":\"tiny\"}",
+		"'commit_recipe' is for the commit level, which needs 'repo'");
+	refused("{\"type\":\"releases\",\"flavour\":\"cloud-amd64\","
+		"\"good\":[\"6.1.0-47\"],\"bad\":\"6.1.0-57\","
+		"\"releases_job\":3}",
+		"'releases_job' is for bisect jobs");
 	refused("{\"type\":\"releases\",\"flavour\":\"cloud-amd64\","
 		"\"good\":[\"6.1.0-47\"],\"bad\":\"6.1.0-57\","
 		"\"confidence\":0.2}",
 		"field 'confidence'");
 	refused("{\"type\":\"test\",\"repo\":\"/r\",\"commit\":\"c\","
 		"\"recipe\":\"tiny\",\"flavour\":\"cloud-amd64\"}",
-		"'flavour' is for releases jobs");
+		"'flavour' is for releases jobs, or with 'base_release'");
 	refused("{\"type\":\"release\"}", "\"releases\"");
+}
+
+/* A releases job that goes on at the commit level, and the bisect job
+ * it leads to: a kernel job with a Debian release's config. */
+static void test_job__commit_level(void **state)
+{
+	struct job_spec j, back;
+	char *s;
+
+	(void)state;
+	spec(&j, "{\"type\":\"releases\",\"flavour\":\"cloud-amd64\","
+		 "\"good\":[\"6.1.0-47\"],\"bad\":\"6.1.0-57\","
+		 "\"repo\":\"/r\",\"commit_recipe\":\"tiny\"}");
+	s = job_spec_dump(&j);
+	spec(&back, s);
+	assert_string_equal(back.repo, "/r");
+	assert_string_equal(back.commit_recipe, "tiny");
+	free(s);
+	job_spec_release(&j);
+	job_spec_release(&back);
+
+	spec(&j, "{\"type\":\"bisect\",\"repo\":\"/r\",\"good\":[\"a\"],"
+		 "\"bad\":\"b\",\"recipe\":\"debian-cloud-amd64\","
+		 "\"base_release\":\"6.1.0-47\",\"flavour\":\"cloud-amd64\","
+		 "\"releases_job\":7}");
+	s = job_spec_dump(&j);
+	spec(&back, s);
+	assert_string_equal(back.base_release, "6.1.0-47");
+	assert_string_equal(back.flavour, "cloud-amd64");
+	assert_int_equal(back.releases_job, 7);
+	free(s);
+	job_spec_release(&j);
+	job_spec_release(&back);
+
+	refused("{\"type\":\"test\",\"repo\":\"/r\",\"commit\":\"c\","
+		"\"recipe\":\"tiny\",\"base_release\":\"6.1.0-47\"}",
+		"'flavour' is for releases jobs, or with 'base_release'");
+	refused("{\"type\":\"test\",\"repo\":\"/r\",\"commit\":\"c\","
+		"\"recipe\":\"tiny\",\"base_release\":\"v6.1\","
+		"\"flavour\":\"cloud-amd64\"}",
+		"'base_release' takes a release such as 6.1.0-47");
+	refused("{\"type\":\"test\",\"repo\":\"/r\",\"commit\":\"c\","
+		"\"command\":\"true\",\"base_release\":\"6.1.0-47\","
+		"\"flavour\":\"cloud-amd64\"}",
+		"for a kernel job with a 'recipe'");
+	refused("{\"type\":\"test\",\"repo\":\"/r\",\"commit\":\"c\","
+		"\"recipe\":\"tiny\",\"releases_job\":7}",
+		"'releases_job' is for bisect jobs");
+	refused("{\"type\":\"bisect\",\"repo\":\"/r\",\"good\":[\"a\"],"
+		"\"bad\":\"b\",\"recipe\":\"tiny\","
+		"\"commit_recipe\":\"tiny\"}",
+		"'commit_recipe' is for releases jobs");
 }
 
 int main(void)
@@ -200,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_job__kernel_bisections_have_a_confidence),
 		cmocka_unit_test(test_job__network_is_for_commands),
 		cmocka_unit_test(test_job__releases),
+		cmocka_unit_test(test_job__commit_level),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

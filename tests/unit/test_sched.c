@@ -471,6 +471,122 @@ static void test_sched__releases_jobs(void **state)
 	close_sched(&fx);
 }
 
+/* A releases job with a repository: the id of the job it went on to,
+ * or 0, after a worker found releases whose upstream versions are
+ * good_up and bad_up; the outcome of the releases job into *outcome. */
+static long long go_on(struct fixture *fx, long long w, const char *extra,
+		       const char *good_up, const char *bad_up, char **outcome)
+{
+	char *body = util_fmt("{\"type\":\"releases\",\"flavour\":"
+			      "\"cloud-amd64\",\"good\":[\"6.1.0-47\"],"
+			      "\"bad\":\"6.1.0-57\",\"repo\":\"%s\","
+			      "\"test\":\"exit 0\",\"runs\":2%s}",
+			      repo, extra);
+	char *answer = util_fmt(
+		"\"verdict\":\"bad\",\"title\":\"first bad release "
+		"6.1.0-50\",\"releases\":{\"result\":\"found\","
+		"\"first_bad_release\":\"6.1.0-50\",\"first_bad_upstream\":"
+		"\"%s\",\"last_good_release\":\"6.1.0-49\","
+		"\"last_good_upstream\":\"%s\",\"probes\":[]}",
+		bad_up, good_up);
+	struct store_job j;
+	long long id = 0, next;
+
+	assert_non_null(body);
+	assert_non_null(answer);
+	if (sched_submit(fx->s, body, strlen(body), NULL, 0, "alice", &id))
+		fail_msg("submit refused: %s", err_last());
+	assert_int_equal(sched_tick_all(fx->s), 0);
+	releases_answer(fx, w, answer);
+	ended(fx, id, JOB_DONE, "found", NULL);
+	job(fx, id, &j);
+	*outcome = j.outcome ? strdup(j.outcome) : NULL;
+	next = j.outcome ? job_json_int(j.outcome, "commit_level_job", 0) : 0;
+	store_job_release(&j);
+	free(body);
+	free(answer);
+	return next;
+}
+
+static void test_sched__releases_go_on_at_the_commit_level(void **state)
+{
+	struct fixture fx;
+	struct step_assignment a;
+	struct store_job j;
+	struct job_spec sp;
+	char *cmd, *outcome;
+	long long w, id;
+
+	(void)state;
+	cmd = util_fmt("git -C %s tag v6.1.49 %s && git -C %s tag -a -m "
+		       "v6.1.50 v6.1.50 %s",
+		       repo, good, repo, bad);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	open_sched(&fx, 60, 1);
+	w = worker(&fx,
+		   "{\"name\":\"w\",\"recipes\":[\"debian-cloud-amd64\"]}");
+
+	/* a bisect job between the tags (an annotated one peeled), with
+	 * the last good release's config, the test and the submitter */
+	id = go_on(&fx, w, "", "6.1.49", "6.1.50", &outcome);
+	assert_true(id > 0);
+	job(&fx, id, &j);
+	assert_string_equal(j.type, "bisect");
+	assert_string_equal(j.owner, "alice");
+	assert_int_equal(job_spec_parse(&sp, j.spec, strlen(j.spec)), 0);
+	assert_string_equal(sp.good[0], good);
+	assert_string_equal(sp.bad, bad);
+	assert_string_equal(sp.recipe, "debian-cloud-amd64");
+	assert_string_equal(sp.base_release, "6.1.0-49");
+	assert_string_equal(sp.flavour, "cloud-amd64");
+	assert_string_equal(sp.test, "exit 0");
+	assert_int_equal(sp.runs, 2);
+	assert_int_equal(sp.releases_job, id - 1);
+	job_spec_release(&sp);
+	store_job_release(&j);
+	free(outcome);
+	/* it is planned at once: its first step goes to the worker, with
+	 * the release whose config it builds */
+	assert_int_equal(poll(&fx, w, &a), 1);
+	assert_string_equal(a.spec.type, "bisect");
+	assert_string_equal(a.spec.base_release, "6.1.0-49");
+	job_spec_release(&a.spec);
+	assert_int_equal(sched_cancel(fx.s, id), 0);
+
+	/* with commit_recipe: that recipe as it is */
+	id = go_on(&fx, w, ",\"commit_recipe\":\"tiny\"", "6.1.49", "6.1.50",
+		   &outcome);
+	job(&fx, id, &j);
+	assert_int_equal(job_spec_parse(&sp, j.spec, strlen(j.spec)), 0);
+	assert_string_equal(sp.recipe, "tiny");
+	assert_null(sp.base_release);
+	job_spec_release(&sp);
+	store_job_release(&j);
+	free(outcome);
+	assert_int_equal(sched_cancel(fx.s, id), 0);
+
+	/* a tag the repository lacks: no job, and the outcome says why */
+	assert_int_equal(go_on(&fx, w, "", "6.1.49", "6.1.51", &outcome), 0);
+	assert_non_null(outcome);
+	assert_non_null(strstr(outcome, "has no tag v6.1.51"));
+	free(outcome);
+	/* one upstream version: Debian's patches differ, no commit level */
+	assert_int_equal(go_on(&fx, w, "", "6.1.50", "6.1.50", &outcome), 0);
+	assert_null(outcome);
+	/* a request cannot name the releases job itself */
+	cmd = util_fmt("{\"type\":\"bisect\",\"repo\":\"%s\",\"bad\":"
+		       "\"%s\",\"good\":[\"%s\"],\"command\":\"true\","
+		       "\"releases_job\":1}",
+		       repo, bad, good);
+	assert_int_equal(
+		sched_submit(fx.s, cmd, strlen(cmd), NULL, 0, "alice", &id),
+		ERR_INPUT);
+	assert_non_null(strstr(err_last(), "'releases_job' is set by bisectd"));
+	free(cmd);
+	close_sched(&fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -481,6 +597,8 @@ int main(void)
 		cmocka_unit_test(test_sched__an_expired_lease_is_given_again),
 		cmocka_unit_test(test_sched__cancel_ends_leases_and_steps),
 		cmocka_unit_test(test_sched__releases_jobs),
+		cmocka_unit_test(
+			test_sched__releases_go_on_at_the_commit_level),
 	};
 
 	return cmocka_run_group_tests(tests, setup_repo, teardown_repo);
