@@ -961,6 +961,13 @@ static void diff_path(struct buf *out, const char *p, size_t len, char side)
 	buf_put(out, p, l);
 }
 
+/* 1 when a "---"/"+++" line's path is /dev/null (no file on that side). */
+static int dev_null(const char *p)
+{
+	return !strncmp(p, "/dev/null", 9) && strchr("\t\n ", p[9]) &&
+	       p[9] != '\0';
+}
+
 /*
  * A plain `diff -u` or `diff -ruN` as git's format: libgit2 reads only
  * diffs with "diff --git" headers, so one is put before every
@@ -984,18 +991,25 @@ static char *gitify(const char *text, size_t len, size_t *out_len)
 			const char *plus = nl + 1,
 				   *pe = memchr(plus, '\n',
 						(size_t)(end - plus));
+			size_t pl = pe ? (size_t)(pe - plus) - 4
+				       : (size_t)(end - plus) - 4;
+			/* a file made or deleted: "/dev/null" on one side */
+			int made = dev_null(p + 4), gone = dev_null(plus + 4);
 			struct buf a, c;
 
 			buf_init(&a, 8192);
 			buf_init(&c, 8192);
-			diff_path(&a, p + 4, l - 4, 'a');
-			diff_path(&c, plus + 4,
-				  pe ? (size_t)(pe - plus) - 4
-				     : (size_t)(end - plus) - 4,
-				  'b');
-			buf_printf(&b, "diff --git %s %s\n--- %s\n+++ %s\n",
-				   buf_str(&a), buf_str(&c), buf_str(&a),
-				   buf_str(&c));
+			diff_path(&a, made ? plus + 4 : p + 4,
+				  made ? pl : l - 4, 'a');
+			diff_path(&c, gone ? p + 4 : plus + 4,
+				  gone ? l - 4 : pl, 'b');
+			buf_printf(&b, "diff --git %s %s\n%s--- %s\n+++ %s\n",
+				   buf_str(&a), buf_str(&c),
+				   made	  ? "new file mode 100644\n"
+				   : gone ? "deleted file mode 100644\n"
+					  : "",
+				   made ? "/dev/null" : buf_str(&a),
+				   gone ? "/dev/null" : buf_str(&c));
 			buf_release(&a);
 			buf_release(&c);
 			p = pe ? pe + 1 : end;
@@ -1116,6 +1130,40 @@ out:
 	git_tree_free(tree);
 	git_commit_free(bc);
 	git_repository_free(repo);
+	return rc;
+}
+
+int gu_commit_patched(struct gu_oid *out, struct gu_repo *r,
+		      const struct gu_oid *base, const struct gu_oid *parent,
+		      const char *const *names, const char *const *texts,
+		      const size_t *lens, size_t n, const char *msg)
+{
+	git_commit *bc = NULL, *pc = NULL;
+	git_tree *tree = NULL;
+	git_oid tree_oid;
+	size_t i;
+	int rc = 0;
+
+	if (git_commit_lookup(&bc, r->repo, (const git_oid *)base) < 0 ||
+	    git_commit_lookup(&pc, r->repo, (const git_oid *)parent) < 0 ||
+	    git_commit_tree(&tree, bc) < 0) {
+		rc = git_fail(ERR_INFRA, "cannot read base commit");
+		goto out;
+	}
+	for (i = 0; i < n && !rc; i++) {
+		rc = apply_one(&tree_oid, r->repo, tree, names[i], texts[i],
+			       lens[i]);
+		git_tree_free(tree);
+		tree = NULL;
+		if (!rc && git_tree_lookup(&tree, r->repo, &tree_oid) < 0)
+			rc = git_fail(ERR_INFRA, "cannot read patched tree");
+	}
+	if (!rc)
+		rc = write_child(out, r->repo, pc, tree, msg);
+out:
+	git_tree_free(tree);
+	git_commit_free(bc);
+	git_commit_free(pc);
 	return rc;
 }
 

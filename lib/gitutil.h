@@ -185,6 +185,17 @@ int gu_apply_patches(struct gu_oid *out, struct gu_repo *r, const char *dir,
 		     const char *const *texts, const size_t *lens, size_t n);
 
 /*
+ * The tree of base with patches applied in order, written into r itself
+ * as a commit on parent with message msg (a step of a history made of
+ * patch series, each applied from scratch).  ERR_INPUT naming the patch,
+ * the file and the hunk when one does not apply.
+ */
+int gu_commit_patched(struct gu_oid *out, struct gu_repo *r,
+		      const struct gu_oid *base, const struct gu_oid *parent,
+		      const char *const *names, const char *const *texts,
+		      const size_t *lens, size_t n, const char *msg);
+
+/*
  * Revert commit on top of base (libgit2's revert, a three-way merge of
  * base with commit's changes taken back), written as a commit of the
  * worktree repository in dir, as gu_apply_patches() does.  ERR_INPUT

@@ -57,7 +57,8 @@ check "whose init and fragments are files that exist (not beside the recipe)" \
 	'grep -q "^init = /" "$r" &&
 	 for f in $(sed -n "s/^\(init\|fragment\) = //p" "$r"); do [ -f "$f" ] || exit 1; done'
 check "and whose base is a package that bisectctl config reads" \
-	'"$BISECTCTL" config "$(sed -n "s/^base = //p" "$r")" | grep -q "^CONFIG_VIRTIO_BLK="'
+	'"$BISECTCTL" config "$(sed -n "s/^base = //p" "$r")" > "$SCRATCH/lg.config" &&
+	 grep -q "^CONFIG_VIRTIO_BLK=" "$SCRATCH/lg.config"'
 
 
 expect_exit 2 "a release APT does not know" \
@@ -121,9 +122,11 @@ apt_conf() {
 releases_with() {
 	APT_CONFIG=$1
 	export APT_CONFIG
-	expect_exit "$2" "$3" \
+	c1=$2 c2=$3 c3=$4
+	shift 4
+	expect_exit "$c1" "$c2" \
 		"$BISECTCTL" releases --flavour "$flavour" --good "$good" --bad "$bad" \
-		--test "$SCRATCH/test.sh" --json "$SCRATCH/$4.json" --out "$SCRATCH/$4"
+		--test "$SCRATCH/test.sh" --json "$SCRATCH/$c3.json" --out "$SCRATCH/$c3" "$@"
 	unset APT_CONFIG
 }
 apt_conf "$apt" sources.list
@@ -160,16 +163,27 @@ repack() { # repack ABI VERSION: the release's package as VERSION
 	dpkg-deb -Zgzip -z1 --root-owner-group --build "$d" \
 		"$apt2/repo/linux-image-$1-${flavour}_$2_amd64.deb" > /dev/null && rm -rf "$d"
 }
-srcpkg() { # srcpkg VERSION PATCH...: linux VERSION's debian.tar.xz and .dsc
+# srcpkg VERSION PATCH...: linux VERSION's debian.tar.xz and .dsc; a
+# PATCH is NAME:SUBJECT (one that adds the file debian-tests/NAME) or
+# NAME=FILE
+srcpkg() {
 	s=$apt2/src-$1
 	rm -rf "$s"
 	mkdir -p "$s/debian/patches"
 	v=$1
 	shift
 	for p in "$@"; do
-		name=${p%%:*} text=${p#*:}
-		printf 'From: Tests <tests@example.org>\nSubject: %s\n\n--- a/%s\n+++ b/%s\n@@ -0,0 +1 @@\n+%s\n' \
-			"$text" "$name" "$name" "$text" > "$s/debian/patches/$name"
+		case $p in
+		*=*)
+			name=${p%%=*}
+			cp "${p#*=}" "$s/debian/patches/$name"
+			;;
+		*)
+			name=${p%%:*} text=${p#*:}
+			printf 'From: Tests <tests@example.org>\nSubject: %s\n\n--- /dev/null\n+++ b/debian-tests/%s\n@@ -0,0 +1 @@\n+%s\n' \
+				"$text" "$name" "$text" > "$s/debian/patches/$name"
+			;;
+		esac
 		echo "$name" >> "$s/debian/patches/series"
 	done
 	tar -C "$s" -cJf "$apt2/repo/linux_$v.debian.tar.xz" debian
@@ -189,10 +203,17 @@ sources_entry() { # sources_entry VERSION: its stanza of the Sources index
 }
 repack "$good" 6.1.998-1
 repack "$bad" 6.1.998-2
+# new.patch is the planted change of a generated history (the guest test
+# fails with it), which applies on that history's good commit
+eval "$("$TOP/build/tests/fixtures/kernel-history" --kind test --seed 12 --commits 100)"
+{
+	printf 'From: Tests <tests@example.org>\nSubject: mm: a patch that came in\n\n'
+	git -C "$REPO" diff "$CULPRIT^" "$CULPRIT"
+} > "$SCRATCH/new.patch"
 srcpkg 6.1.998-1 "keep.patch:kept as it is" "fix.patch:the fix, first version" \
 	"gone.patch:a patch that is dropped"
 srcpkg 6.1.998-2 "keep.patch:kept as it is" "fix.patch:the fix, second version" \
-	"new.patch:mm: a patch that came in"
+	"new.patch=$SCRATCH/new.patch" "late.patch:a later patch"
 (cd "$apt2/repo" && dpkg-scanpackages -m . /dev/null > Packages 2> /dev/null &&
 	{ sources_entry 6.1.998-1; sources_entry 6.1.998-2; } > Sources &&
 	printf 'Origin: bisectd-tests\nLabel: bisectd-tests\nSuite: tests\nCodename: tests\nDate: %s\nArchitectures: amd64 source\nSHA256:\n %s %s Packages\n %s %s Sources\n' \
@@ -209,10 +230,57 @@ check "the second repository's packages and sources are read" \
 releases_with "$apt2/apt.conf" 0 "releases $good (6.1.998-1) .. $bad (6.1.998-2)" dp
 sed -n "/^Debian's patches/,\$p" "$SCRATCH/out" | sed 's/^/# /'
 check "one upstream version: the patches added, removed and changed" \
-	jq_true "$SCRATCH/dp.json" '.first_bad_upstream == .last_good_upstream and .debian_patches.good_source == "linux 6.1.998-1" and .debian_patches.bad_source == "linux 6.1.998-2" and .debian_patches.added == [{name: "new.patch", subject: "mm: a patch that came in"}] and .debian_patches.removed == [{name: "gone.patch", subject: "a patch that is dropped"}] and .debian_patches.changed == [{name: "fix.patch", subject: "the fix, second version"}]'
+	jq_true "$SCRATCH/dp.json" '.first_bad_upstream == .last_good_upstream and .debian_patches.good_source == "linux 6.1.998-1" and .debian_patches.bad_source == "linux 6.1.998-2" and .debian_patches.added == [{name: "new.patch", subject: "mm: a patch that came in"}, {name: "late.patch", subject: "a later patch"}] and .debian_patches.removed == [{name: "gone.patch", subject: "a patch that is dropped"}] and .debian_patches.changed == [{name: "fix.patch", subject: "the fix, second version"}]'
 check "on the terminal too" \
-	'grep -q "^Debian.s patches from linux 6.1.998-1 to 6.1.998-2: 1 added, 1 removed, 1 changed (of 3)$" "$SCRATCH/out" &&
+	'grep -q "^Debian.s patches from linux 6.1.998-1 to 6.1.998-2: 2 added, 1 removed, 1 changed (of 4)$" "$SCRATCH/out" &&
 	 grep -q "^  + new.patch: mm: a patch that came in$" "$SCRATCH/out"'
+check "the next step: the same with a repository, to bisect them" \
+	jq_true "$SCRATCH/dp.json" '.next_step | test("^bisectctl releases --flavour .* --repo LINUX-STABLE")'
+# --repo with tag v6.1.998 at the generated history's good commit: the
+# patches are bisected, each step's series applied on the tag, built
+# with the tiny recipe; the planted change is the first bad patch
+cat > "$SCRATCH/dp-test.sh" <<GUEST
+#!/bin/sh
+# a release: good before $bad; a tree of patches: /proc/version as Linux's
+case \$(uname -r) in
+*-$flavour) [ "\$(uname -r | cut -d- -f2)" -lt $(n "$bad") ] ;;
+*) cat /proc/version; grep -q '^Linux version ' /proc/version ;;
+esac
+GUEST
+chmod +x "$SCRATCH/dp-test.sh"
+patches_repo=$BISECTD_CACHE/releases-test-patches.git
+rm -rf "$patches_repo"
+git init -q --bare "$patches_repo"
+echo "$REPO/objects" > "$patches_repo/objects/info/alternates"
+git -C "$patches_repo" update-ref refs/tags/v6.1.998 "$(git -C "$REPO" rev-parse "$GOOD^{commit}")"
+# (the later --test wins)
+releases_with "$apt2/apt.conf" 0 "releases 6.1.998-1..6.1.998-2 with --repo: Debian's patches bisected" dpr \
+	--repo "$patches_repo" --commit-recipe tiny --test "$SCRATCH/dp-test.sh"
+sed -n "/^bisecting Debian's/,\$p" "$SCRATCH/out" | grep -v '^round\|^  ' | sed 's/^/# /'
+check "the first bad patch is the planted one, added in 6.1.998-2" \
+	jq_true "$SCRATCH/dpr.json" '.debian_patches.first_bad_patch == {name: "new.patch", subject: "mm: a patch that came in", change: "added"}'
+check "found by a bisection over the four changes (gone, fix, new, late)" \
+	jq_true "$SCRATCH/dpr.json" '.debian_patches.bisection.result == "found" and (.debian_patches.bisection.first_bad | length) == 40'
+fb_patch=$(jq -r .debian_patches.bisection.first_bad "$SCRATCH/dpr.json")
+check "whose first bad commit is the good series with gone.patch dropped, fix.patch's new text and new.patch" \
+	'git -C "$patches_repo" log -1 --format=%s "$fb_patch" | grep -q "^linux 6.1.998-2: added new.patch$" &&
+	 git -C "$patches_repo" show "$fb_patch:debian-tests/fix.patch" | grep -q "^the fix, second version$" &&
+	 ! git -C "$patches_repo" cat-file -e "$fb_patch:debian-tests/gone.patch" 2>/dev/null &&
+	 ! git -C "$patches_repo" cat-file -e "$fb_patch:debian-tests/late.patch" 2>/dev/null'
+check "and the last commit's tree is the bad series applied on the tag" \
+	'jq_true "$SCRATCH/dpr.json" ".debian_patches.bisection.bad | length == 40" &&
+	 b=$(jq -r .debian_patches.bisection.bad "$SCRATCH/dpr.json") &&
+	 git -C "$patches_repo" cat-file -e "$b:debian-tests/late.patch" &&
+	 git -C "$patches_repo" show "$b:debian-tests/keep.patch" | grep -q "^kept as it is$" &&
+	 ! git -C "$patches_repo" cat-file -e "$b:debian-tests/gone.patch" 2>/dev/null'
+check "the terminal names the first bad patch" \
+	grep -q "^first bad patch: new.patch (added): mm: a patch that came in$" "$SCRATCH/out"
+git -C "$patches_repo" tag -d v6.1.998 > /dev/null
+releases_with "$apt2/apt.conf" 0 "the same when the repository has no tag v6.1.998" dpn \
+	--repo "$patches_repo" --commit-recipe tiny
+check "says it cannot bisect them, and why" \
+	'jq_true "$SCRATCH/dpn.json" ".debian_patches.bisection_error | test(\"has no tag v6.1.998\")" &&
+	 grep -q "^Debian.s patches cannot be bisected: .*has no tag v6.1.998" "$SCRATCH/out"'
 check "the changelog entries are this revision's" \
 	jq_true "$SCRATCH/dp.json" '[.changelog[].version] == ["6.1.998-2"]'
 # the same archive without its deb-src line
@@ -278,7 +346,6 @@ case \$(uname -r) in
 esac
 GUEST
 	chmod +x "$SCRATCH/both.sh"
-	eval "$("$TOP/build/tests/fixtures/kernel-history" --kind test --seed 12 --commits 100)"
 	# (at one path in the cache, so that its work directory is reused)
 	stable=$BISECTD_CACHE/releases-test-stable.git
 	rm -rf "$stable"
@@ -311,7 +378,7 @@ fi
 . "$TOP/tests/daemon-lib.sh"
 make_tokens
 start_bisectd
-start_worker rel --recipes debian-cloud-amd64
+start_worker rel --recipes debian-cloud-amd64,tiny
 rjob() { # rjob GOOD BAD: a releases job's request, the guest test above
 	jq -nc --arg f "$flavour" --arg g "$1" --arg b "$2" \
 		--rawfile t "$SCRATCH/test.sh" \
@@ -346,7 +413,7 @@ check "printed as bisectctl releases prints it" \
 expect_exit 2 "--server with --manual" \
 	"$BISECTCTL" --server "$URL" --token "$STOKEN" releases --flavour "$flavour" \
 	--good "$good" --bad "$bad" --manual
-one_line_error "--manual, --continue and --repo work without --server only"
+one_line_error "--manual and --continue work without --server only"
 browse "/" releases-list
 check "the job list names its packages" \
 	grep -q "Debian's linux-image-\*-$flavour" "$SCRATCH/releases-list.html"
@@ -358,6 +425,109 @@ check "at once: one step" jq_true "$SCRATCH/job" '(.steps | length) == 1'
 code=$(api POST jobs "$(jq -nc '{type: "releases", flavour: "cloud-amd64", bad: "6.1.0-57"}')" "$STOKEN")
 check "a releases job without 'good' is refused: $code, $(jq -r .error "$SCRATCH/body")" \
 	'[ "$code" = 422 ] && jq_true "$SCRATCH/body" ".error | test(\"needs .flavour., .bad. and one .good.\")"'
+
+# The commit level through bisectd: the releases job names the
+# repository with the two tags, and bisectd goes on with a bisect job of
+# its own that the same worker runs with the tiny recipe
+if [ -n "$fb" ]; then
+	"$BISECTCTL" --server "$URL" --token "$STOKEN" releases --flavour "$flavour" \
+		--good "$good" --bad "$bad" --test "$SCRATCH/both.sh" \
+		--repo "$stable" --commit-recipe tiny \
+		--json "$SCRATCH/remote-two.json" > "$SCRATCH/r2out" 2> "$SCRATCH/r2err"
+	rc=$?
+	sed 's/^/# /' "$SCRATCH/r2err" | grep 'job [0-9]'
+	rid=$(sed -n 's/^bisectctl: job \([0-9]*\) on .*/\1/p' "$SCRATCH/r2err" | sed -n 1p)
+	cid=$(sed -n 's/^bisectctl: job \([0-9]*\) on .*/\1/p' "$SCRATCH/r2err" | sed -n 2p)
+	check "bisectctl --server releases --repo: exit $rc, $fb after $lg, then job #$cid" \
+		'[ "$rc" -eq 0 ] && [ -n "$cid" ] &&
+		 jq_true "$SCRATCH/remote-two.json" ".first_bad_release == \"$fb\" and .last_good_release == \"$lg\""'
+	check "the commit level in the same result: the planted commit" \
+		jq_true "$SCRATCH/remote-two.json" ".commit_level.result == \"found\" and .commit_level.first_bad == \"$CULPRIT\""
+	check "the terminal shows both levels: the release, then the commit level's report" \
+		'grep -q "^first bad release: $fb, " "$SCRATCH/r2out" &&
+		 grep -q "^commit $CULPRIT\$" "$SCRATCH/r2out"'
+	api GET "jobs/$rid" > /dev/null
+	check "the releases job's document names its commit level, done" \
+		jq_true "$SCRATCH/body" ".releases.commit_level.job == $cid and .releases.commit_level.state == \"done\" and .releases.commit_level.first_bad == \"$CULPRIT\""
+	api GET "jobs/$cid" > /dev/null
+	check "which bisected from tag v$(upstream "$lg") to v$(upstream "$fb") with the tiny recipe" \
+		jq_true "$SCRATCH/body" ".spec.releases_job == $rid and .spec.recipe == \"tiny\" and .spec.bad == \"$BAD\" and .spec.good == [\"$(git -C "$REPO" rev-parse "$GOOD^{commit}")\"] and .culprit == \"$CULPRIT\""
+	browse "/jobs/$rid" releases-two
+	check "the releases job's page links the commit level" \
+		'grep -q "<dt>commit level</dt><dd><a href=\"/jobs/$cid\">job #$cid: done (found), first bad commit $(echo "$CULPRIT" | cut -c1-12)</a>" "$SCRATCH/releases-two.html"'
+	browse "/jobs/$cid" commit-level
+	check "and the bisect job's page links the releases job" \
+		grep -q "<dt>release bisection</dt><dd><a href=\"/jobs/$rid\">job #$rid</a>" "$SCRATCH/commit-level.html"
+	# a repository without those tags: no commit level, and why
+	notags=$SCRATCH/notags.git
+	git init -q --bare "$notags"
+	id=$(submit "$(jq -nc --arg f "$flavour" --arg g "$lg" --arg b "$fb" \
+		--rawfile t "$SCRATCH/both.sh" --arg r "$notags" \
+		'{type: "releases", flavour: $f, good: [$g], bad: $b, test: $t, repo: $r, commit_recipe: "tiny"}')")
+	wait_job "$id" 600
+	check "a repository without the tags: found, no commit level, and why" \
+		jq_true "$SCRATCH/job" ".result == \"found\" and (.releases.commit_level.error | test(\"has no tag v$(upstream "$lg")\"))"
+
+	# base_release on a worker: a test job built with the config of a
+	# release from a third local repository, a package made here whose
+	# config is the tiny kernel's (a step's artifact) with a
+	# LOCALVERSION of its own, which the guest test looks for
+	api GET "jobs/$cid" > /dev/null
+	sid=$(jq -r '[.steps[] | select((.artifacts // []) | map(.name) | index("config"))][0].id' "$SCRATCH/body")
+	api GET "jobs/$cid/steps/$sid/artifacts/config" > /dev/null
+	apt3=$SCRATCH/apt3
+	mkdir -p "$apt3/repo" "$apt3/state/lists/partial" "$apt3/cache/archives/partial" \
+		"$apt3/parts" "$apt3/pkg/DEBIAN" "$apt3/pkg/boot"
+	touch "$apt3/state/status"
+	sed 's/^CONFIG_LOCALVERSION=.*/CONFIG_LOCALVERSION="-fromrelease"/' "$SCRATCH/body" \
+		> "$apt3/pkg/boot/config-6.1.0-900-$flavour"
+	echo "not a kernel" > "$apt3/pkg/boot/vmlinuz-6.1.0-900-$flavour"
+	printf 'Package: linux-image-6.1.0-900-%s\nVersion: 6.1.900-1\nArchitecture: amd64\nMaintainer: Tests <tests@example.org>\nDescription: a config for the tests\n' \
+		"$flavour" > "$apt3/pkg/DEBIAN/control"
+	dpkg-deb -Zgzip --root-owner-group --build "$apt3/pkg" \
+		"$apt3/repo/linux-image-6.1.0-900-${flavour}_6.1.900-1_amd64.deb" > /dev/null
+	(cd "$apt3/repo" && dpkg-scanpackages -m . /dev/null > Packages 2> /dev/null &&
+		printf 'Origin: bisectd-tests\nLabel: bisectd-tests\nSuite: tests\nCodename: tests\nDate: %s\nArchitectures: amd64\nSHA256:\n %s %s Packages\n' \
+			"$(LC_ALL=C date -u '+%a, %d %b %Y %H:%M:%S UTC')" \
+			"$(sha256sum Packages | cut -d' ' -f1)" "$(wc -c < Packages)" > Release)
+	GNUPGHOME=$apt/gnupg gpg -q --batch --clearsign -o "$apt3/repo/InRelease" "$apt3/repo/Release"
+	echo "deb [signed-by=$apt/key.gpg] file:$apt3/repo ./" > "$apt3/sources.list"
+	apt_conf "$apt3" sources.list
+	check "the config's package is served, with the config of the tiny build" \
+		'APT_CONFIG=$apt3/apt.conf apt-get -q update > "$apt3/update.log" 2>&1 &&
+		 grep -q "^CONFIG_LOCALVERSION=\"-fromrelease\"" "$apt3/pkg/boot/config-6.1.0-900-$flavour"'
+	kill "$WPID" # the worker without that archive
+	APT_CONFIG=$apt3/apt.conf
+	export APT_CONFIG
+	start_worker cfg --recipes tiny
+	unset APT_CONFIG
+	id=$(submit "$(jq -nc --arg r "$REPO" --arg c "$GOOD" --arg f "$flavour" \
+		'{type: "test", repo: $r, commit: $c, recipe: "tiny", base_release: "6.1.0-900",
+		  flavour: $f, test: "#!/bin/sh\nuname -r\nuname -r | grep -q -- -fromrelease\n"}')")
+	wait_job "$id" 900
+	check "a test job with base_release 6.1.0-900 built with its config: $(jq -r .result "$SCRATCH/job")" \
+		jq_true "$SCRATCH/job" '.state == "done" and .result == "good"'
+	sid=$(jq -r '.steps[0].id' "$SCRATCH/job")
+	api GET "jobs/$id/steps/$sid/artifacts/config" > /dev/null
+	check "the step's config has the release's LOCALVERSION" \
+		grep -q '^CONFIG_LOCALVERSION="-fromrelease"' "$SCRATCH/body"
+	check "and the worker kept the package in its cache" \
+		'ls "$BISECTD_CACHE"/releases/linux-image-6.1.0-900-${flavour}_6.1.900-1_amd64.deb > /dev/null'
+	rm -f "$BISECTD_CACHE"/releases/*6.1.0-900* "$BISECTD_CACHE"/releases/*6.1.900*
+fi
+code=$(api POST jobs "$(jq -nc --arg f "$flavour" --arg g "$good" --arg b "$bad" \
+	'{type: "releases", flavour: $f, good: [$g], bad: $b, repo: "/nonexistent"}')" "$STOKEN")
+check "a releases job whose repository cannot be opened is refused: $code" \
+	'[ "$code" = 422 ] && jq_true "$SCRATCH/body" ".error | test(\"/nonexistent\")"'
+
+# base_release: a release's config, fetched with APT as a worker fetches it
+"$BISECTCTL" config --release "$last_good" --flavour "$flavour" > "$SCRATCH/rel.config" 2> "$SCRATCH/rel.err"
+check "bisectctl config --release $last_good prints its package's config" \
+	'grep -q "^CONFIG_VIRTIO_BLK=" "$SCRATCH/rel.config" &&
+	 cmp -s "$SCRATCH/rel.config" "$SCRATCH/lg.config"'
+expect_exit 2 "bisectctl config --release of a release APT does not know" \
+	"$BISECTCTL" config --release 6.1.0-9999 --flavour "$flavour"
+one_line_error "release 6.1.0-9999 of linux-image-\*-$flavour is not known to APT (known: .*$bad)"
 
 expect_exit 0 "bisectctl releases --help" "$BISECTCTL" releases --help
 check "prints its usage" grep -q "^usage: bisectctl releases " "$SCRATCH/out"

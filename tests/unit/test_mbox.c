@@ -166,6 +166,93 @@ static void test_mbox__the_same_tree_as_git_am(void **state)
 	assert_string_equal(t, tree);
 }
 
+/* sh -c cmd (printf-style): its exit status */
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int sh(const char *fmt, ...)
+{
+	va_list ap;
+	char *cmd;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vasprintf(&cmd, fmt, ap);
+	va_end(ap);
+	assert_true(rc >= 0);
+	rc = system(cmd);
+	free(cmd);
+	return rc;
+}
+
+/*
+ * Plain diffs (quilt's, diff -u's) that make or delete a file, with
+ * "/dev/null" on one side, as a commit of r itself on a parent of the
+ * caller's choosing (gu_commit_patched).
+ */
+static void test_mbox__plain_diffs_make_and_delete_files(void **state)
+{
+	static const char made[] = "From: A <a@example.org>\n"
+				   "Subject: a new file\n\n"
+				   "--- /dev/null\n+++ b/d/new.txt\n"
+				   "@@ -0,0 +1 @@\n+made\n";
+	static const char gone[] = "--- a.txt\t2026-01-01 00:00:00\n"
+				   "+++ /dev/null\n@@ -1,3 +0,0 @@\n"
+				   "-one\n-two\n-three\n";
+	static const char changed[] = "--- a/b.txt\n+++ b/b.txt\n"
+				      "@@ -1,2 +1,2 @@\n alpha\n-beta\n"
+				      "+BETA\n";
+	const char *names[] = { "made", "gone", "changed" };
+	const char *texts[] = { made, gone, changed };
+	size_t lens[] = { sizeof(made) - 1, sizeof(gone) - 1,
+			  sizeof(changed) - 1 };
+	char *repo_path = util_fmt("%s/repo", top), hex[41], first[41];
+	struct gu_repo *repo;
+	struct gu_oid b, c1, c2;
+
+	(void)state;
+	assert_int_equal(gu_open(&repo, repo_path), 0);
+	gu_oid_parse(&b, base);
+	if (gu_commit_patched(&c1, repo, &b, &b, names, texts, lens, 3,
+			      "all three\n"))
+		fail_msg("%s", err_last());
+	gu_oid_hex(first, &c1);
+	assert_int_equal(sh("test \"$(git -C %s show %s:d/new.txt)\" = made",
+			    repo_path, first),
+			 0);
+	assert_int_not_equal(sh("git -C %s cat-file -e %s:a.txt 2> /dev/null",
+				repo_path, first),
+			     0);
+	assert_int_equal(
+		sh("git -C %s show %s:b.txt | grep -qx BETA", repo_path, first),
+		0);
+	/* the next commit of such a history: its own series from the base,
+	 * on the first */
+	if (gu_commit_patched(&c2, repo, &b, &c1, names, texts, lens, 1,
+			      "only the first\n"))
+		fail_msg("%s", err_last());
+	gu_oid_hex(hex, &c2);
+	assert_int_equal(sh("test \"$(git -C %s log -1 --format=%%P:%%s %s)\" "
+			    "= %s:'only the first'",
+			    repo_path, hex, first),
+			 0);
+	assert_int_equal(sh("git -C %s cat-file -e %s:a.txt", repo_path, hex),
+			 0);
+	/* a diff that does not apply names the patch */
+	assert_int_equal(gu_commit_patched(&c2, repo, &b, &b, names + 1,
+					   texts + 1, lens + 1, 1, "x\n"),
+			 0);
+	gu_oid_hex(hex, &c2);
+	texts[0] = gone; /* a.txt is no longer there to delete */
+	names[0] = "gone again";
+	assert_int_equal(gu_commit_patched(&c2, repo, &c2, &c2, names, texts,
+					   lens + 1, 1, "x\n"),
+			 ERR_INPUT);
+	assert_non_null(strstr(err_last(), "patch 'gone again' does not "
+					   "apply"));
+	gu_close(repo);
+	free(repo_path);
+}
+
 /* A report's From: one address, a name quoted where it needs to be. */
 static void test_mbox__one_from_address(void **state)
 {
@@ -210,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_mbox__a_cover_letter_alone_is_refused),
 		cmocka_unit_test(test_mbox__the_same_tree_as_git_am),
 		cmocka_unit_test(test_mbox__one_from_address),
+		cmocka_unit_test(test_mbox__plain_diffs_make_and_delete_files),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
