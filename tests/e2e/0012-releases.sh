@@ -25,6 +25,20 @@ echo "release test on ABI \$abi"
 [ "\$abi" -lt $(n "$first_bad") ]
 EOF
 version() { apt-cache show --no-all-versions "linux-image-$1-$flavour" | sed -n 's/^Version: //p'; }
+# two_level_test FILE ABI: a guest test for releases and for trees built
+# here alike: a release is good before ABI, a tree when /proc/version is
+# Linux's (the generated histories' planted change breaks it)
+two_level_test() {
+	cat > "$1" <<GUEST
+#!/bin/sh
+# a release: good before $2; a tree built here: /proc/version as Linux's
+case \$(uname -r) in
+*-$flavour) [ "\$(uname -r | cut -d- -f2)" -lt $(n "$2") ] ;;
+*) cat /proc/version; grep -q '^Linux version ' /proc/version ;;
+esac
+GUEST
+	chmod +x "$1"
+}
 
 expect_exit 0 "releases $good..$bad, failing from $first_bad on" \
 	"$BISECTCTL" releases --flavour "$flavour" --good "$good" --bad "$bad" \
@@ -239,15 +253,7 @@ check "the next step: the same with a repository, to bisect them" \
 # --repo with tag v6.1.998 at the generated history's good commit: the
 # patches are bisected, each step's series applied on the tag, built
 # with the tiny recipe; the planted change is the first bad patch
-cat > "$SCRATCH/dp-test.sh" <<GUEST
-#!/bin/sh
-# a release: good before $bad; a tree of patches: /proc/version as Linux's
-case \$(uname -r) in
-*-$flavour) [ "\$(uname -r | cut -d- -f2)" -lt $(n "$bad") ] ;;
-*) cat /proc/version; grep -q '^Linux version ' /proc/version ;;
-esac
-GUEST
-chmod +x "$SCRATCH/dp-test.sh"
+two_level_test "$SCRATCH/dp-test.sh" "$bad"
 patches_repo=$BISECTD_CACHE/releases-test-patches.git
 rm -rf "$patches_repo"
 git init -q --bare "$patches_repo"
@@ -337,15 +343,7 @@ done
 if [ -z "$fb" ]; then
 	skip_rest "the newest four releases are one upstream version"
 else
-	cat > "$SCRATCH/both.sh" <<GUEST
-#!/bin/sh
-# a release: good before $fb; a commit: /proc/version as Linux's
-case \$(uname -r) in
-*-$flavour) [ "\$(uname -r | cut -d- -f2)" -lt $(n "$fb") ] ;;
-*) cat /proc/version; grep -q '^Linux version ' /proc/version ;;
-esac
-GUEST
-	chmod +x "$SCRATCH/both.sh"
+	two_level_test "$SCRATCH/both.sh" "$fb"
 	# (at one path in the cache, so that its work directory is reused)
 	stable=$BISECTD_CACHE/releases-test-stable.git
 	rm -rf "$stable"
