@@ -419,6 +419,41 @@ static enum MHD_Result cancel(struct api *a, struct MHD_Connection *mc,
 	return get_job(a, mc, id);
 }
 
+/*
+ * The submitter's answer on the release a manual releases job waits for
+ * (the same owner rule as cancelling): the job as it now is.
+ */
+static enum MHD_Result answer(struct api *a, struct MHD_Connection *mc,
+			      struct conn *cn, long long id)
+{
+	char release[25], verdict[5];
+	struct store_job j;
+	int rc, theirs = 0;
+
+	if ((rc = job_answer_parse(buf_str(&cn->body), cn->body.len, release,
+				   verdict)))
+		return error_reply(mc, status_for(rc), err_last());
+	pthread_mutex_lock(&a->c->lock);
+	rc = store_job_get(a->c->store, id, &j);
+	if (!rc) {
+		theirs = j.owner && strcmp(j.owner, cn->owner);
+		store_job_release(&j);
+	}
+	if (!rc && !theirs)
+		rc = sched_answer(a->c->sched, id, release, verdict);
+	pthread_mutex_unlock(&a->c->lock);
+	if (theirs)
+		return error_reply(mc, MHD_HTTP_FORBIDDEN,
+				   "this job was submitted with another "
+				   "token: only its submitter may answer");
+	if (rc == ERR_INPUT)
+		return error_reply(mc, MHD_HTTP_CONFLICT, err_last());
+	if (rc)
+		return error_reply(mc, status_for(rc), err_last());
+	api_dispatch(a);
+	return get_job(a, mc, id);
+}
+
 static enum MHD_Result bisect_log(struct api *a, struct MHD_Connection *mc,
 				  long long id)
 {
@@ -1115,6 +1150,12 @@ static enum MHD_Result r_cancel(struct api *a, struct MHD_Connection *mc,
 	return cancel(a, mc, m->id[0], cn->owner);
 }
 
+static enum MHD_Result r_answer(struct api *a, struct MHD_Connection *mc,
+				struct conn *cn, const struct match *m)
+{
+	return answer(a, mc, cn, m->id[0]);
+}
+
 static enum MHD_Result r_log(struct api *a, struct MHD_Connection *mc,
 			     struct conn *cn, const struct match *m)
 {
@@ -1318,6 +1359,8 @@ static const struct route {
 	{ "GET", "jobs/#job", NULL, NULL, r_job, 0 },
 	{ "POST", "jobs/#job/cancel", "submit",
 	  "cancelling needs a submit token", r_cancel, 1 },
+	{ "POST", "jobs/#job/answer", "submit",
+	  "answering needs a submit token", r_answer, 1 },
 	{ "GET", "jobs/#job/bisect.log", NULL, NULL, r_log, 1 },
 	{ "GET", "jobs/#job/report.txt", NULL, NULL, r_report_txt, 1 },
 	{ "GET", "jobs/#job/report.json", NULL, NULL, r_report_json, 1 },

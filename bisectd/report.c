@@ -720,18 +720,37 @@ char *report_job(struct store *st, const struct store_job *j,
 	for (i = 0; full && !strcmp(j->type, "releases") && i < n; i++) {
 		/* the release-level bisection as the worker wrote it:
 		 * last_good_release, first_bad_release, their versions,
-		 * the probes, the changelog */
+		 * the probes, the changelog; by hand, the release to
+		 * install next until it is answered */
 		json_t *r = steps[i].state == STEP_DONE && steps[i].result
 				    ? json_loads(steps[i].result, 0, NULL)
 				    : NULL;
 		json_t *rel = json_object_get(r, "releases");
 
+		if (!strcmp(steps[i].role, "answer"))
+			json_object_del(o, "waiting_for");
 		if (json_is_object(rel)) {
 			json_t *cl = commit_level_of(st, j->outcome);
 
 			if (cl)
 				json_object_set_new(rel, "commit_level", cl);
 			json_object_set(o, "releases", rel);
+			json_object_del(o, "waiting_for");
+			if (j->state == JOB_RUNNING &&
+			    json_is_string(
+				    json_object_get(rel, "next_release")))
+				json_object_set_new(
+					o, "waiting_for",
+					json_pack(
+						"{s:O, s:O?, s:O?}", "release",
+						json_object_get(rel,
+								"next_release"),
+						"version",
+						json_object_get(rel,
+								"next_version"),
+						"install",
+						json_object_get(rel,
+								"install")));
 		}
 		json_decref(r);
 	}

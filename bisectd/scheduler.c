@@ -640,9 +640,10 @@ out:
 /* What only bisectd sets is not taken from a request. */
 static int requested(const struct job_spec *spec)
 {
-	return spec->releases_job ? err_set(ERR_INPUT, "'releases_job' is "
-						       "set by bisectd only")
-				  : 0;
+	if (spec->releases_job || spec->answers)
+		return err_set(ERR_INPUT, "'%s' is set by bisectd only",
+			       spec->answers ? "answers" : "releases_job");
+	return 0;
 }
 
 int sched_submit(struct sched *s, const char *body, size_t len,
@@ -1314,12 +1315,76 @@ out:
 	return rc;
 }
 
+/*
+ * A manual releases job: nothing is booted.  Each releases step names
+ * the release to install next (its verdict good: waiting), the
+ * submitter answers (an "answer" step, sched_answer), and the next
+ * releases step takes every answer so far, until one names the first
+ * bad release (bad) or finds none (skip).  A step that failed for the
+ * worker's machine is tried once more.
+ */
+static int plan_manual(struct plan *p)
+{
+	const struct store_step *last = NULL;
+	size_t i, answers = 0, infra = 0;
+	int abort_ = 0, rc;
+	char title[256] = "";
+	long long id;
+
+	for (i = 0; i < p->nsteps; i++) {
+		const struct store_step *st = &p->steps[i];
+
+		if (!strcmp(st->role, "answer") && st->state == STEP_DONE) {
+			answers++;
+		} else if (strcmp(st->role, "releases") ||
+			   st->state == STEP_CANCELLED) {
+			continue;
+		} else if (st->state != STEP_DONE) {
+			return 0; /* the worker has it */
+		} else if (!strcmp(st->verdict, "infra")) {
+			char *t = job_json_string(st->result, "title");
+
+			infra++;
+			abort_ |= job_json_true(st->result, "abort");
+			snprintf(title, sizeof(title), "%s", t ? t : "");
+			free(t);
+		} else {
+			last = st;
+			answers = infra = 0;
+		}
+	}
+	if (abort_ || infra >= 2)
+		return end_job(p, JOB_FAILED, abort_ ? "error" : "infra", NULL,
+			       title) < 0
+			       ? ERR_INFRA
+			       : 0;
+	if (last && !strcmp(last->verdict, "bad"))
+		return end_job(p, JOB_DONE, "found", NULL, NULL) < 0 ? ERR_INFRA
+								     : 0;
+	if (last && !strcmp(last->verdict, "skip")) {
+		char *t = job_json_string(last->result, "title");
+
+		rc = end_job(p, JOB_DONE, "ambiguous", NULL, t);
+		free(t);
+		return rc < 0 ? ERR_INFRA : 0;
+	}
+	if (last && !answers && !infra)
+		return 0; /* waiting for the submitter's answer */
+	rc = store_step_insert(p->s->store, &id, p->jc->id, RELEASES_HEX,
+			       "releases", p->round, 0, "");
+	if (!rc)
+		p->active++;
+	return rc;
+}
+
 static int plan_releases(struct plan *p)
 {
 	struct cstat cs;
 	const char *why;
 	int v;
 
+	if (p->jc->spec.manual)
+		return plan_manual(p);
 	commit_status(p, RELEASES_HEX, &cs);
 	if (cs.verdict == VERDICT_NONE && (cs.abort || cs.infra >= 2))
 		return end_job(p, JOB_FAILED, cs.abort ? "error" : "infra",
@@ -2395,6 +2460,36 @@ static int can_take(const struct store_step *st, void *payload)
 	return job_caps_accept(t->caps, &jc->spec);
 }
 
+/* A manual releases job's answers so far, "ABI:verdict ...", into
+ * *out (NULL when there are none). */
+static int answers_of(struct sched *s, long long job, char **out)
+{
+	struct store_step *steps = NULL;
+	size_t n = 0, i;
+	struct buf b;
+	int rc = store_steps_of_job(s->store, job, &steps, &n);
+
+	*out = NULL;
+	buf_init(&b, 1 << 20);
+	for (i = 0; !rc && i < n; i++) {
+		char *rel;
+
+		if (strcmp(steps[i].role, "answer") ||
+		    steps[i].state != STEP_DONE)
+			continue;
+		rel = job_json_string(steps[i].result, "release");
+		if (rel)
+			rc = buf_printf(&b, "%s%s:%s", b.len ? " " : "", rel,
+					steps[i].verdict);
+		free(rel);
+	}
+	if (!rc && b.len && !(*out = buf_detach(&b)))
+		rc = err_set(ERR_NOMEM, "out of memory");
+	buf_release(&b);
+	store_steps_release(steps, n);
+	return rc;
+}
+
 int sched_poll(struct sched *s, long long worker, char **assignment)
 {
 	struct take t = { .s = s };
@@ -2441,9 +2536,80 @@ int sched_poll(struct sched *s, long long worker, char **assignment)
 	a.lease_seconds = s->o.lease_s;
 	snprintf(a.tenant, sizeof(a.tenant), "%s", jc->tenant);
 	a.spec = jc->spec; /* borrowed for the dump */
-	*assignment = step_assignment_dump(&a);
+	rc = jc->spec.manual ? answers_of(s, st.job, &a.spec.answers) : 0;
+	*assignment = rc ? NULL : step_assignment_dump(&a);
+	free(a.spec.answers);
 	free(st.result);
+	if (rc)
+		return rc;
 	return *assignment ? 0 : err_set(ERR_NOMEM, "out of memory");
+}
+
+int sched_answer(struct sched *s, long long id, const char *release,
+		 const char *verdict)
+{
+	struct store_step *steps = NULL, *last = NULL;
+	struct store_job job;
+	json_t *r = NULL;
+	const char *next = NULL;
+	char *result = NULL;
+	size_t n = 0, i, answered = 0;
+	long long sid;
+	int rc = store_job_get(s->store, id, &job);
+
+	if (rc)
+		return rc;
+	rc = job.state == JOB_QUEUED || job.state == JOB_RUNNING
+		     ? 0
+		     : err_set(ERR_INPUT, "job %lld has ended", id);
+	if (!rc && !job_json_true(job.spec, "manual"))
+		rc = err_set(ERR_INPUT,
+			     "job %lld is not a manual releases "
+			     "job",
+			     id);
+	store_job_release(&job);
+	if (!rc)
+		rc = store_steps_of_job(s->store, id, &steps, &n);
+	for (i = 0; !rc && i < n; i++) {
+		if (!strcmp(steps[i].role, "answer"))
+			answered++;
+		else if (!strcmp(steps[i].role, "releases"))
+			last = &steps[i], answered = 0;
+	}
+	if (!rc && last && last->state == STEP_DONE &&
+	    !strcmp(last->verdict, "good") && last->result)
+		r = json_loads(last->result, 0, NULL);
+	next = json_string_value(json_object_get(json_object_get(r, "releases"),
+						 "next_release"));
+	if (!rc && (!next || answered))
+		rc = err_set(ERR_INPUT,
+			     "job %lld is not waiting for an answer "
+			     "now",
+			     id);
+	else if (!rc && strcmp(next, release))
+		rc = err_set(ERR_INPUT,
+			     "job %lld is waiting for an answer on release "
+			     "%s, not %s",
+			     id, next, release);
+	if (!rc && !(result = util_fmt("{\"verdict\":\"%s\",\"title\":"
+				       "\"answered %s\",\"role\":\"answer\","
+				       "\"release\":\"%s\"}",
+				       verdict, verdict, release)))
+		rc = err_set(ERR_NOMEM, "out of memory");
+	if (!rc && !(rc = store_begin(s->store))) {
+		rc = store_step_insert(s->store, &sid, id, RELEASES_HEX,
+				       "answer", last->round, 0, "");
+		if (!rc)
+			rc = store_step_done(s->store, sid, verdict, result, 0);
+		if (rc)
+			store_rollback(s->store);
+		else
+			rc = store_commit(s->store);
+	}
+	json_decref(r);
+	free(result);
+	store_steps_release(steps, n);
+	return rc ? rc : sched_tick(s, id);
 }
 
 int sched_heartbeat(struct sched *s, const char *lease)

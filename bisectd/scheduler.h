@@ -88,6 +88,15 @@ int sched_tick_due(struct sched *s);
 /* ERR_NOTFOUND for an unknown job, ERR_INPUT when it already ended. */
 int sched_cancel(struct sched *s, long long job);
 
+/*
+ * The submitter's answer on a release of a manual releases job: verdict
+ * is good, bad or skip, release the one its last step asked about.
+ * ERR_INPUT (a conflict: the job is not waiting for that answer) with
+ * one line saying what it waits for.
+ */
+int sched_answer(struct sched *s, long long job, const char *release,
+		 const char *verdict);
+
 /* A worker registers its capabilities (JSON); *id is its number. */
 int sched_register(struct sched *s, const char *body, size_t len,
 		   long long *id);

@@ -1981,6 +1981,25 @@ static int releases_commits(const struct releases_opts *o, const char *good,
  * Bisect Debian's released kernels of one flavour: fetched with APT,
  * booted in QEMU.
  */
+/* The releases job's request: the releases, flavour, runs, confidence,
+ * manual and recipe of ro. */
+static int releases_spec(struct job_spec *spec, const struct releases_opts *ro,
+			 const char *recipe_name)
+{
+	memset(spec, 0, sizeof(*spec));
+	snprintf(spec->type, sizeof(spec->type), "releases");
+	spec->runs = ro->runs;
+	spec->confidence = ro->confidence;
+	spec->manual = ro->manual;
+	spec->flavour = strdup(ro->flavour);
+	spec->bad = strdup(ro->bad);
+	spec->good[spec->ngood++] = strdup(ro->good);
+	spec->recipe = strdup(recipe_name);
+	if (!spec->flavour || !spec->bad || !spec->good[0] || !spec->recipe)
+		return err_set(ERR_NOMEM, "out of memory");
+	return 0;
+}
+
 /* releases --server: bisectd's releases job, which a worker runs. */
 static int releases_remote(const struct releases_opts *ro,
 			   const char *recipe_name, char *test)
@@ -1989,16 +2008,7 @@ static int releases_remote(const struct releases_opts *ro,
 	struct buf t;
 	int rc = 0;
 
-	memset(&spec, 0, sizeof(spec));
-	snprintf(spec.type, sizeof(spec.type), "releases");
-	spec.runs = ro->runs;
-	spec.confidence = ro->confidence;
-	spec.flavour = strdup(ro->flavour);
-	spec.bad = strdup(ro->bad);
-	spec.good[spec.ngood++] = strdup(ro->good);
-	spec.recipe = strdup(recipe_name);
-	if (!spec.flavour || !spec.bad || !spec.good[0] || !spec.recipe)
-		rc = err_set(ERR_NOMEM, "out of memory");
+	rc = releases_spec(&spec, ro, recipe_name);
 	if (!rc && ro->repo) {
 		/* the repository as bisectd sees it: a URL or this
 		 * machine's absolute path */
@@ -2027,6 +2037,40 @@ static int releases_remote(const struct releases_opts *ro,
 		rc = fail(rc);
 	job_spec_release(&spec);
 	free(test);
+	return rc;
+}
+
+/*
+ * releases --server with --manual or --continue: bisectd's manual
+ * releases job, whose id is kept in CACHE/releases/manual-remote.json
+ * between the answers.
+ */
+static int releases_remote_manual(const struct releases_opts *ro,
+				  const char *recipe_name)
+{
+	char *cache = util_cache_dir(), *dir = NULL, *state = NULL;
+	struct job_spec spec;
+	int rc = cache ? 0 : ERR_INFRA;
+
+	memset(&spec, 0, sizeof(spec));
+	if (!rc) {
+		dir = util_fmt("%s/releases", cache);
+		state = util_fmt("%s/releases/manual-remote.json", cache);
+		rc = dir && state ? util_mkdir_p(dir)
+				  : err_set(ERR_NOMEM, "out of memory");
+	}
+	if (!rc && ro->manual)
+		rc = releases_spec(&spec, ro, recipe_name);
+	if (!rc)
+		rc = remote_manual(server, token, ro->manual ? &spec : NULL,
+				   ro->continue_verdict, state, ro->json,
+				   stderr);
+	else
+		rc = fail(rc);
+	job_spec_release(&spec);
+	free(cache);
+	free(dir);
+	free(state);
 	return rc;
 }
 
@@ -2147,8 +2191,7 @@ static int cmd_releases(int argc, char **argv)
 		return usage_error("--good and --bad take releases such as "
 				   "6.1.0-47");
 	if (server && (ro.manual || ro.continue_verdict))
-		return usage_error("--manual and --continue work without "
-				   "--server only");
+		return releases_remote_manual(&ro, recipe_name);
 	if (ro.test) {
 		test = realpath(ro.test, NULL);
 		if (!test)
@@ -2312,7 +2355,9 @@ static const struct command {
 	  "      gives the verdict on it (the state is kept in the cache\n"
 	  "      across reboots) until the first bad one is found.\n"
 	  "      With --server, bisectd's releases job: a worker bisects\n"
-	  "      with its own APT (no --manual there); --repo is then\n"
+	  "      with its own APT; --manual and --continue then answer\n"
+	  "      bisectd's manual job (kept in the cache's\n"
+	  "      releases/manual-remote.json); --repo is then\n"
 	  "      a repository bisectd can open (a URL, or a path on its\n"
 	  "      machine), and the commit level is a bisect job of its\n"
 	  "      own that bisectctl follows too." },

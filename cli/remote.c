@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "error.h"
@@ -103,11 +104,31 @@ static int end_status(const char *type, const char *result)
 }
 
 /*
- * Poll job id until it ends, printing each step that ended; its document
- * is left in out.  0, or -1 when bisectd was lost for five minutes.
+ * Poll job id until it ends (or_waiting: or waits for its submitter's
+ * answer), printing each step that ended; its document is left in out.
+ * 0, or -1 when bisectd was lost for five minutes.
  */
+static int follow_until(const char *server, const char *token, long long id,
+			struct follow *f, struct buf *out, int or_waiting);
+
 static int follow(const char *server, const char *token, long long id,
 		  struct follow *f, struct buf *out)
+{
+	return follow_until(server, token, id, f, out, 0);
+}
+
+/* 1 when a job document says the job waits for its submitter's answer. */
+static int waits(const char *doc)
+{
+	json_t *o = json_loads(doc, 0, NULL);
+	int yes = json_is_object(json_object_get(o, "waiting_for"));
+
+	json_decref(o);
+	return yes;
+}
+
+static int follow_until(const char *server, const char *token, long long id,
+			struct follow *f, struct buf *out, int or_waiting)
 {
 	char path[64], *state = NULL;
 	double lost = 0;
@@ -138,6 +159,8 @@ static int follow(const char *server, const char *token, long long id,
 		state = job_json_string(buf_str(out), "state");
 		if (state && strcmp(state, "queued") &&
 		    strcmp(state, "running") && strcmp(state, "fetching"))
+			break;
+		if (or_waiting && waits(buf_str(out)))
 			break;
 		nanosleep(&ts, NULL);
 	}
@@ -214,19 +237,18 @@ static int releases_end(const char *server, const char *token, struct follow *f,
 	return code;
 }
 
-int remote_run(const char *server, const char *token,
-	       const struct job_spec *spec, const char *json_path,
-	       FILE *progress)
+/*
+ * POST the job; its id into *id.  0, or the exit status when bisectd
+ * refused it (2) or could not be reached (3), said on stderr.
+ */
+static int submit_job(const char *server, const char *token,
+		      const struct job_spec *spec, struct buf *out,
+		      long long *id)
 {
-	struct follow f = { .progress = progress };
-	char *body = job_spec_dump(spec), *url, *result = NULL;
-	char *reason = NULL;
-	struct buf out;
+	char *body = job_spec_dump(spec), *url;
 	long status = 0;
-	long long id = 0;
-	int rc, code = 3;
+	int rc;
 
-	buf_init(&out, 64u << 20);
 	url = util_fmt("%s/api/v1/jobs", server);
 	{
 		/* a build of a Debian source version is imported first:
@@ -238,26 +260,42 @@ int remote_run(const char *server, const char *token,
 				      .len = body ? strlen(body) : 0,
 				      .timeout_s = 600 };
 
-		rc = body && url ? http_do(&r, &status, &out)
+		rc = body && url ? http_do(&r, &status, out)
 				 : err_set(ERR_NOMEM, "out of memory");
 	}
 	free(url);
 	free(body);
 	if (rc) {
 		fprintf(stderr, "bisectctl: %s\n", err_last());
-		goto out;
+		return 3;
 	}
 	if (status != 201) {
-		char *msg = job_json_string(buf_str(&out), "error");
+		char *msg = job_json_string(buf_str(out), "error");
 
 		fprintf(stderr,
 			"bisectctl: %s refused the job (HTTP %ld): %s\n",
-			server, status, msg ? msg : buf_str(&out));
+			server, status, msg ? msg : buf_str(out));
 		free(msg);
-		code = status >= 400 && status < 500 ? 2 : 3;
-		goto out;
+		return status >= 400 && status < 500 ? 2 : 3;
 	}
-	sscanf(buf_str(&out), "{\"id\":%lld}", &id);
+	sscanf(buf_str(out), "{\"id\":%lld}", id);
+	return 0;
+}
+
+int remote_run(const char *server, const char *token,
+	       const struct job_spec *spec, const char *json_path,
+	       FILE *progress)
+{
+	struct follow f = { .progress = progress };
+	char *result = NULL, *reason = NULL;
+	struct buf out;
+	long long id = 0;
+	int code;
+
+	buf_init(&out, 64u << 20);
+	if ((code = submit_job(server, token, spec, &out, &id)))
+		goto out;
+	code = 3;
 	if (follow(server, token, id, &f, &out))
 		goto out;
 	result = job_json_string(buf_str(&out), "result");
@@ -283,6 +321,145 @@ int remote_run(const char *server, const char *token,
 out:
 	free(reason);
 	free(result);
+	free(f.seen);
+	buf_release(&out);
+	return code;
+}
+
+/* The saved manual bisection's job on server, or 0. */
+static long long saved_job(const char *state_path, const char *server)
+{
+	json_t *o = json_load_file(state_path, 0, NULL);
+	const char *sv = json_string_value(json_object_get(o, "server"));
+	json_int_t id = json_integer_value(json_object_get(o, "job"));
+
+	if (!sv || strcmp(sv, server))
+		id = 0;
+	json_decref(o);
+	return id;
+}
+
+/* Send verdict on the release job id waits for; 0, or an exit status. */
+static int send_answer(const char *server, const char *token, long long id,
+		       const char *verdict, struct buf *out)
+{
+	char path[64], *release, *url = NULL, *body = NULL;
+	long status = 0;
+	json_t *o;
+	int rc;
+
+	snprintf(path, sizeof(path), "jobs/%lld", id);
+	if (get(server, token, path, &status, out) || status != 200) {
+		fprintf(stderr, "bisectctl: cannot read job %lld on %s\n", id,
+			server);
+		return 3;
+	}
+	o = json_loads(buf_str(out), 0, NULL);
+	release = json_string_value(json_object_get(
+			  json_object_get(o, "waiting_for"), "release"))
+			  ? strdup(json_string_value(json_object_get(
+				    json_object_get(o, "waiting_for"),
+				    "release")))
+			  : NULL;
+	json_decref(o);
+	if (!release) {
+		fprintf(stderr,
+			"bisectctl: job %lld on %s is not waiting for an "
+			"answer\n",
+			id, server);
+		return 2;
+	}
+	url = util_fmt("%s/api/v1/jobs/%lld/answer", server, id);
+	body = util_fmt("{\"release\":\"%s\",\"verdict\":\"%s\"}", release,
+			verdict);
+	{
+		struct http_req r = { .method = "POST",
+				      .url = url,
+				      .token = token,
+				      .body = body,
+				      .len = body ? strlen(body) : 0 };
+
+		rc = url && body ? http_do(&r, &status, out)
+				 : err_set(ERR_NOMEM, "out of memory");
+	}
+	if (!rc && status != 200) {
+		char *msg = job_json_string(buf_str(out), "error");
+
+		fprintf(stderr,
+			"bisectctl: %s refused the answer (HTTP %ld): "
+			"%s\n",
+			server, status, msg ? msg : buf_str(out));
+		free(msg);
+		rc = status >= 400 && status < 500 ? 2 : 3;
+	} else if (rc) {
+		fprintf(stderr, "bisectctl: %s\n", err_last());
+		rc = 3;
+	} else {
+		fprintf(stderr, "bisectctl: %s: %s\n", release, verdict);
+	}
+	free(release);
+	free(url);
+	free(body);
+	return rc;
+}
+
+int remote_manual(const char *server, const char *token,
+		  const struct job_spec *spec, const char *verdict,
+		  const char *state_path, const char *json_path, FILE *progress)
+{
+	struct follow f = { .progress = progress };
+	struct buf out;
+	long long id = 0;
+	int code = 0;
+
+	buf_init(&out, 64u << 20);
+	if (spec) {
+		code = submit_job(server, token, spec, &out, &id);
+	} else if (!(id = saved_job(state_path, server))) {
+		fprintf(stderr,
+			"bisectctl: no manual release bisection is in "
+			"progress on %s (start one with --manual)\n",
+			server);
+		code = 2;
+	} else {
+		code = send_answer(server, token, id, verdict, &out);
+	}
+	if (!code && follow_until(server, token, id, &f, &out, 1))
+		code = 3;
+	if (!code && waits(buf_str(&out))) {
+		json_t *o = json_loads(buf_str(&out), 0, NULL);
+		json_t *w = json_object_get(o, "waiting_for");
+		json_t *saved = json_pack("{s:s, s:I}", "server", server, "job",
+					  (json_int_t)id);
+		char *text = NULL;
+
+		printf("next: install release %s and boot it:\n  %s\n"
+		       "then, once you know whether it works:\n"
+		       "  bisectctl --server %s releases --continue "
+		       "good|bad|skip\n",
+		       json_string_value(json_object_get(w, "release")),
+		       json_string_value(json_object_get(w, "install")),
+		       server);
+		if (saved && !json_dump_file(saved, state_path, 0) &&
+		    json_path &&
+		    (text = json_dumps(json_object_get(o, "releases"),
+				       JSON_INDENT(2))))
+			util_write_atomic(json_path, text, strlen(text));
+		free(text);
+		json_decref(saved);
+		json_decref(o);
+	} else if (!code) {
+		char *result = job_json_string(buf_str(&out), "result");
+		char *reason = job_json_string(buf_str(&out), "reason");
+
+		unlink(state_path);
+		code = end_status("releases", result);
+		releases_end(server, token, &f, &out, json_path);
+		if (code >= 2 && reason)
+			fprintf(stderr, "bisectctl: %s\n", reason);
+		free(result);
+		free(reason);
+	}
 	free(f.seen);
 	buf_release(&out);
 	return code;

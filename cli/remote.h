@@ -20,4 +20,17 @@ int remote_run(const char *server, const char *token,
 	       const struct job_spec *spec, const char *json_path,
 	       FILE *progress);
 
+/*
+ * bisectctl --server releases --manual (spec) or --continue (verdict):
+ * submit the manual releases job, or answer the one saved in
+ * state_path; follow it until it waits for the next answer (the
+ * release to install is printed, the job saved in state_path, the
+ * result so far written to json_path; exit 0) or ends (the answer as
+ * remote_run prints it).
+ */
+int remote_manual(const char *server, const char *token,
+		  const struct job_spec *spec, const char *verdict,
+		  const char *state_path, const char *json_path,
+		  FILE *progress);
+
 #endif

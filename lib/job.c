@@ -289,6 +289,8 @@ static const struct field spec_fields[] = {
 	{ "commit_recipe", F_STR, SPEC(commit_recipe), 255 },
 	{ "base_release", F_STR, SPEC(base_release), 24 },
 	{ "releases_job", F_LL, SPEC(releases_job), 0 },
+	{ "manual", F_BOOL, SPEC(manual), 0 },
+	{ "answers", F_TEXT, SPEC(answers), 65536 },
 	{ NULL, 0, 0, 0 },
 };
 
@@ -310,6 +312,7 @@ void job_spec_release(struct job_spec *j)
 	free(j->flavour);
 	free(j->commit_recipe);
 	free(j->base_release);
+	free(j->answers);
 	free(j->failure);
 	for (i = 0; i < j->npatches; i++) {
 		free(j->patch_names[i]);
@@ -390,6 +393,12 @@ static int releases_from(struct job_spec *out)
 					  "level, which needs 'repo'");
 	if (out->releases_job)
 		return err_set(ERR_INPUT, "'releases_job' is for bisect jobs");
+	if (out->manual && (out->test || out->repo))
+		return err_set(ERR_INPUT, "a manual releases job boots "
+					  "nothing: no 'test' or 'repo'");
+	if (out->answers && !out->manual)
+		return err_set(ERR_INPUT, "'answers' are a manual releases "
+					  "job's");
 	if (out->confidence < 0) /* not given */
 		out->confidence = JOB_KERNEL_CONFIDENCE;
 	if (!out->recipe && !(out->recipe = strdup(RELEASES_RECIPE)))
@@ -442,6 +451,7 @@ static int spec_from(struct job_spec *out, json_t *o)
 			     { "source", out->source },
 			     { "flavour", out->flavour },
 			     { "commit_recipe", out->commit_recipe },
+			     { "answers", out->answers },
 			     { "base_release", out->base_release } };
 		size_t k;
 
@@ -473,6 +483,8 @@ static int spec_from(struct job_spec *out, json_t *o)
 	if (out->releases_job < 0 ||
 	    (out->releases_job && strcmp(out->type, "bisect")))
 		return err_set(ERR_INPUT, "'releases_job' is for bisect jobs");
+	if (out->manual || out->answers)
+		return err_set(ERR_INPUT, "'manual' is for releases jobs");
 	if (out->source && strcmp(out->type, "build"))
 		return err_set(ERR_INPUT, "'source' (a Debian version to "
 					  "build) is for build jobs");
@@ -535,6 +547,40 @@ static int spec_from(struct job_spec *out, json_t *o)
 	return common_checks(out);
 }
 
+int job_answer_parse(const char *body, size_t len, char release[25],
+		     char verdict[5])
+{
+	const char *r = NULL, *v = NULL;
+	json_error_t e;
+	json_t *o;
+	int rc = load(&o, body, len);
+
+	if (rc)
+		return rc;
+	if (json_unpack_ex(o, &e, JSON_STRICT, "{s:s, s:s}", "release", &r,
+			   "verdict", &v))
+		rc = err_set(ERR_INPUT,
+			     "an answer is {\"release\": ABI, \"verdict\": "
+			     "\"good\", \"bad\" or \"skip\"}: %s",
+			     e.text);
+	else if (!job_release_ok(r))
+		rc = err_set(ERR_INPUT,
+			     "field 'release': '%.40s' is not a release "
+			     "such as 6.1.0-47",
+			     r);
+	else if (strcmp(v, "good") && strcmp(v, "bad") && strcmp(v, "skip"))
+		rc = err_set(ERR_INPUT,
+			     "field 'verdict': '%.40s' is not good, bad or "
+			     "skip",
+			     v);
+	if (!rc) {
+		snprintf(release, 25, "%s", r);
+		snprintf(verdict, 5, "%s", v);
+	}
+	json_decref(o);
+	return rc;
+}
+
 int job_spec_parse(struct job_spec *out, const char *body, size_t len)
 {
 	json_t *o;
@@ -585,6 +631,9 @@ static json_t *spec_json(const struct job_spec *j)
 				    json_integer(j->releases_job));
 	if (!strcmp(j->type, "releases"))
 		json_object_set_new(o, "confidence", json_real(j->confidence));
+	if (j->manual)
+		json_object_set_new(o, "manual", json_true());
+	put_str(o, "answers", j->answers);
 	if (!strcmp(j->type, "bisect")) {
 		json_object_set_new(o, "confidence", json_real(j->confidence));
 		json_object_set_new(o, "max_runs", json_integer(j->max_runs));

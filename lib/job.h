@@ -68,6 +68,13 @@ struct job_spec {
 	/* a bisect job that bisectd made to go on from releases job N at
 	 * the commit level; never taken from a request */
 	long long releases_job;
+	/* releases, by hand: nothing is booted; each step names the next
+	 * release to install, and the submitter's answers come back
+	 * through the API (POST /jobs/N/answer) */
+	int manual;
+	/* the answers so far, "ABI:good ABI:bad ...", in a manual releases
+	 * step's assignment; never taken from a request */
+	char *answers;
 };
 
 #define RELEASES_RECIPE "debian-cloud-amd64"
@@ -83,6 +90,14 @@ int job_release_ok(const char *s);
  * malformed JSON, an unknown field, a wrong type, a missing field.
  */
 int job_spec_parse(struct job_spec *out, const char *body, size_t len);
+/*
+ * The answer on a release of a manual releases job:
+ * {"release": ABI, "verdict": "good"|"bad"|"skip"}.  ERR_INPUT with one
+ * line naming the problem.
+ */
+int job_answer_parse(const char *body, size_t len, char release[25],
+		     char verdict[5]);
+
 /* Serialize (canonical JSON); NULL when out of memory.  Caller frees. */
 char *job_spec_dump(const struct job_spec *j);
 void job_spec_release(struct job_spec *j);

@@ -1172,6 +1172,8 @@ static int report(struct rel_state *st, const struct release *bad,
 	json_object_set_new(o, "result",
 			    json_string(*found ? "found" : "ambiguous"));
 	json_object_set_new(o, "probes", json_incref(st->probes));
+	if (st->marks) /* by hand: the answers stand for probes */
+		json_object_set_new(o, "answers", json_incref(st->marks));
 	if (!*found) {
 		json_object_set_new(o, "reason", json_string(why));
 		releases_print_answer(o);
@@ -1286,9 +1288,11 @@ static int report_waiting(struct rel_state *st, const struct release *r)
 
 	if (!st->o->json)
 		return 0;
-	o = json_pack("{s:s, s:s, s:s, s:s, s:O}", "flavour", st->o->flavour,
-		      "result", "waiting", "next_release", r->abi,
-		      "next_version", r->version, "answers", st->marks);
+	o = json_pack("{s:s, s:s, s:s, s:s, s:O, s:s+++++}", "flavour",
+		      st->o->flavour, "result", "waiting", "next_release",
+		      r->abi, "next_version", r->version, "answers", st->marks,
+		      "install", "apt-get install linux-image-", r->abi, "-",
+		      st->o->flavour, "=", r->version);
 	text = o ? json_dumps(o, JSON_INDENT(2)) : NULL;
 	rc = text ? util_write_atomic(st->o->json, text, strlen(text))
 		  : err_set(ERR_NOMEM, "out of memory");
@@ -1415,6 +1419,29 @@ static int load_state(struct rel_state *st, struct releases_opts *o)
 	return 0;
 }
 
+/* bisectd's answers ("ABI:good ABI:bad ...") as marks. */
+static int parse_answers(json_t *marks, const char *text)
+{
+	const char *p = text;
+
+	while (*p) {
+		size_t len = strcspn(p, " "), c = strcspn(p, ":");
+		char abi[32], v[8];
+
+		if (c >= len || c >= sizeof(abi) || len - c - 1 >= sizeof(v))
+			return err_set(ERR_INPUT, "bad answers '%.40s'", p);
+		snprintf(abi, sizeof(abi), "%.*s", (int)c, p);
+		snprintf(v, sizeof(v), "%.*s", (int)(len - c - 1), p + c + 1);
+		if (strcmp(v, "good") && strcmp(v, "bad") && strcmp(v, "skip"))
+			return err_set(ERR_INPUT, "bad answer '%s'", v);
+		json_array_append_new(marks, json_pack("{s:s, s:s}", "release",
+						       abi, "verdict", v));
+		p += len;
+		p += strspn(p, " ");
+	}
+	return 0;
+}
+
 static int save_state(struct rel_state *st, const char *pending)
 {
 	char *path = state_path(st), *text;
@@ -1435,7 +1462,7 @@ static int save_state(struct rel_state *st, const char *pending)
 
 static void drop_state(struct rel_state *st)
 {
-	char *path = state_path(st);
+	char *path = st->o->stateless ? NULL : state_path(st);
 
 	if (path)
 		unlink(path);
@@ -1493,9 +1520,17 @@ static int run_manual(struct rel_state *st, struct release **cand, size_t n,
 			struct release *r = cand[pick];
 
 			rc = describe(st, r);
-			if (!rc)
+			if (!rc && !st->o->stateless)
 				rc = save_state(st, r->abi);
-			if (!rc) {
+			if (!rc && st->o->stateless) {
+				printf("next: install release %s and boot it:\n"
+				       "  apt-get install "
+				       "linux-image-%s-%s=%s\n"
+				       "(%zu releases left to tell apart)\n",
+				       r->abi, r->abi, st->o->flavour,
+				       r->version, engine_candidate_count(e));
+				st->waiting = r;
+			} else if (!rc) {
 				printf("next: install release %s and boot it:\n"
 				       "  apt-get install "
 				       "linux-image-%s-%s=%s\n"
@@ -1590,6 +1625,8 @@ int releases_bisect(const struct releases_opts *o_in, int *found)
 		st.marks = json_array();
 		if (!st.marks)
 			rc = err_set(ERR_NOMEM, "out of memory");
+		else if (o->answers)
+			rc = parse_answers(st.marks, o->answers);
 	}
 	if (!rc)
 		rc = list_releases(&st);

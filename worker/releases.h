@@ -25,6 +25,11 @@ struct releases_opts {
 	 * a later run, which takes the rest from the saved state */
 	int manual;
 	const char *continue_verdict;
+	/* manual for bisectd: no state file; the answers so far come as
+	 * answers ("ABI:verdict ...", or NULL for none) and the result is
+	 * "waiting" with the next release, or the answer */
+	int stateless;
+	const char *answers;
 	/*
 	 * repo: a linux-stable clone with the upstream tags; when the two
 	 * releases are different upstream versions, the commits between

@@ -540,8 +540,11 @@ static int run_releases(struct step_result *st, const struct step_assignment *a,
 				    .runs = sp->runs,
 				    .confidence = sp->confidence,
 				    .out_dir = env->step_dir,
-				    .cache = env->cache_dir };
-	char *test = NULL, *json = NULL, *name = NULL;
+				    .cache = env->cache_dir,
+				    .manual = sp->manual,
+				    .stateless = sp->manual,
+				    .answers = sp->answers };
+	char *test = NULL, *json = NULL, *name = NULL, *result = NULL;
 	struct recipe recipe;
 	struct buf text;
 	int rc = step_recipe(&recipe, sp->recipe, env), found = 0;
@@ -563,7 +566,17 @@ static int run_releases(struct step_result *st, const struct step_assignment *a,
 		rc = buf_read_file(&text, json);
 	if (!rc && !(st->releases = buf_detach(&text)))
 		rc = err_set(ERR_NOMEM, "out of memory");
-	if (!rc) {
+	if (!rc)
+		result = job_json_string(st->releases, "result");
+	if (!rc && result && !strcmp(result, "waiting")) {
+		/* by hand: the submitter's answer on this release is next */
+		name = job_json_string(st->releases, "next_release");
+		st->verdict = VERDICT_GOOD;
+		st->title = util_fmt("waiting for an answer on release %s",
+				     name ? name : "?");
+		if (!st->title)
+			rc = err_set(ERR_NOMEM, "out of memory");
+	} else if (!rc) {
 		name = job_json_string(st->releases,
 				       found ? "first_bad_release" : "reason");
 		st->verdict = found ? VERDICT_BAD : VERDICT_SKIP;
@@ -581,6 +594,7 @@ static int run_releases(struct step_result *st, const struct step_assignment *a,
 	free(test);
 	free(json);
 	free(name);
+	free(result);
 	return rc;
 }
 

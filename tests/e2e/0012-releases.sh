@@ -25,6 +25,22 @@ echo "release test on ABI \$abi"
 [ "\$abi" -lt $(n "$first_bad") ]
 EOF
 version() { apt-cache show --no-all-versions "linux-image-$1-$flavour" | sed -n 's/^Version: //p'; }
+# answer_until_found JSON CMD...: answer the release that JSON's
+# next_release asks for, by the rule of the guest test, with CMD...
+# --continue VERDICT --json JSON (its output in answer.out), until none
+# is asked for; ASKED: the releases asked for
+answer_until_found() {
+	json=$1
+	shift
+	ASKED=""
+	for _ in 1 2 3 4 5; do
+		r=$(jq -r '.next_release // empty' "$json")
+		[ -n "$r" ] || break
+		ASKED="$ASKED $r"
+		if [ "$(n "$r")" -ge "$(n "$first_bad")" ]; then v=bad; else v=good; fi
+		"$@" --continue "$v" --json "$json" > "$SCRATCH/answer.out" 2>&1 || break
+	done
+}
 # two_level_test FILE ABI: a guest test for releases and for trees built
 # here alike: a release is good before ABI, a tree when /proc/version is
 # Linux's (the generated histories' planted change breaks it)
@@ -307,16 +323,8 @@ expect_exit 0 "a manual bisection asks for a release" \
 	--manual --json "$SCRATCH/m.json" --out "$SCRATCH/m"
 check "saying how to install it" \
 	'grep -q "^  apt-get install linux-image-$(jq -r .next_release "$SCRATCH/m.json")-$flavour=" "$SCRATCH/out"'
-asked=""
-for _ in 1 2 3 4; do
-	r=$(jq -r '.next_release // empty' "$SCRATCH/m.json")
-	[ -n "$r" ] || break
-	asked="$asked $r"
-	if [ "$(n "$r")" -ge "$(n "$first_bad")" ]; then v=bad; else v=good; fi
-	"$BISECTCTL" releases --continue "$v" --json "$SCRATCH/m.json" \
-		--out "$SCRATCH/m" > "$SCRATCH/m.out" 2>&1 || break
-done
-check "the answers find $first_bad (asked:$asked)" \
+answer_until_found "$SCRATCH/m.json" "$BISECTCTL" releases --out "$SCRATCH/m"
+check "the answers find $first_bad (asked:$ASKED)" \
 	jq_true "$SCRATCH/m.json" ".result == \"found\" and .first_bad_release == \"$first_bad\" and .last_good_release == \"$last_good\""
 check "nothing was booted" '! ls "$SCRATCH"/m/console-* 2>/dev/null'
 check "the state is gone once found" '[ ! -e "$BISECTD_CACHE/releases/manual-state.json" ]'
@@ -408,10 +416,6 @@ check "bisectctl --server releases: exit $rc, the same answer" \
 	'[ "$rc" -eq 0 ] && jq_true "$SCRATCH/remote.json" ".first_bad_release == \"$first_bad\" and .last_good_release == \"$last_good\""'
 check "printed as bisectctl releases prints it" \
 	grep -q "^first bad release: $first_bad, linux-image-$first_bad-$flavour $(version "$first_bad") " "$SCRATCH/rout"
-expect_exit 2 "--server with --manual" \
-	"$BISECTCTL" --server "$URL" --token "$STOKEN" releases --flavour "$flavour" \
-	--good "$good" --bad "$bad" --manual
-one_line_error "--manual and --continue work without --server only"
 browse "/" releases-list
 check "the job list names its packages" \
 	grep -q "Debian's linux-image-\*-$flavour" "$SCRATCH/releases-list.html"
@@ -423,6 +427,45 @@ check "at once: one step" jq_true "$SCRATCH/job" '(.steps | length) == 1'
 code=$(api POST jobs "$(jq -nc '{type: "releases", flavour: "cloud-amd64", bad: "6.1.0-57"}')" "$STOKEN")
 check "a releases job without 'good' is refused: $code, $(jq -r .error "$SCRATCH/body")" \
 	'[ "$code" = 422 ] && jq_true "$SCRATCH/body" ".error | test(\"needs .flavour., .bad. and one .good.\")"'
+
+# By hand through bisectd: nothing is booted; bisectctl --server
+# releases --manual submits the job, each --continue answers (by the
+# same rule as the guest test), and the job is kept in the cache
+rm -f "$BISECTD_CACHE/releases/manual-remote.json"
+expect_exit 0 "bisectctl --server releases --manual asks for a release" \
+	"$BISECTCTL" --server "$URL" --token "$STOKEN" releases --flavour "$flavour" \
+	--good "$good" --bad "$bad" --manual --json "$SCRATCH/rm.json"
+mid=$(jq -r .job "$BISECTD_CACHE/releases/manual-remote.json")
+asked=$(jq -r .next_release "$SCRATCH/rm.json")
+check "saying how to install release $asked, and how to answer" \
+	'grep -q "^  apt-get install linux-image-$asked-$flavour=" "$SCRATCH/out" &&
+	 grep -q "releases --continue good|bad|skip" "$SCRATCH/out"'
+api GET "jobs/$mid" > /dev/null
+check "job #$mid waits for the answer on it" \
+	jq_true "$SCRATCH/body" ".state == \"running\" and .waiting_for.release == \"$asked\" and .spec.manual"
+browse "/jobs/$mid" manual-job
+check "its page says what to install and how to answer" \
+	grep -q "<dt>waiting for</dt><dd><code>apt-get install linux-image-$asked-$flavour=" "$SCRATCH/manual-job.html"
+code=$(api POST "jobs/$mid/answer" '{"release": "6.1.0-1", "verdict": "good"}' "$STOKEN")
+check "an answer on another release: $code, $(jq -r .error "$SCRATCH/body")" \
+	'[ "$code" = 409 ] && jq_true "$SCRATCH/body" ".error == \"job $mid is waiting for an answer on release $asked, not 6.1.0-1\""'
+code=$(api POST "jobs/$mid/answer" '{"release": "6.1.0-1", "verdict": "maybe"}' "$STOKEN")
+check "an answer that is not one: $code, $(jq -r .error "$SCRATCH/body")" '[ "$code" = 422 ]'
+other=$("$BISECTD" --state "$STATE" token add submit someone-else)
+code=$(api POST "jobs/$mid/answer" "{\"release\": \"$asked\", \"verdict\": \"good\"}" "$other")
+check "another submitter's answer: $code" '[ "$code" = 403 ]'
+answer_until_found "$SCRATCH/rm.json" "$BISECTCTL" --server "$URL" --token "$STOKEN" releases
+check "the answers find $first_bad through bisectd (asked:$ASKED)" \
+	jq_true "$SCRATCH/rm.json" ".result == \"found\" and .first_bad_release == \"$first_bad\" and .last_good_release == \"$last_good\""
+check "printed as bisectctl releases prints it" \
+	grep -q "^first bad release: $first_bad, linux-image-$first_bad-$flavour " "$SCRATCH/answer.out"
+api GET "jobs/$mid" > /dev/null
+check "the job is done, with each answer as a step of its own" \
+	jq_true "$SCRATCH/body" '.state == "done" and .result == "found" and .waiting_for == null and ([.steps[] | select(.role == "answer")] | length) == (.releases.answers | length) and (.releases.answers | length) >= 1'
+check "and the saved job is gone" '[ ! -e "$BISECTD_CACHE/releases/manual-remote.json" ]'
+expect_exit 2 "--server --continue with nothing in progress" \
+	"$BISECTCTL" --server "$URL" --token "$STOKEN" releases --continue good
+one_line_error "no manual release bisection is in progress on $URL (start one with --manual)"
 
 # The commit level through bisectd: the releases job names the
 # repository with the two tags, and bisectd goes on with a bisect job of

@@ -255,6 +255,63 @@ static void test_job__commit_level(void **state)
 		"'commit_recipe' is for releases jobs");
 }
 
+/* A manual releases job, and the answers its submitter sends. */
+static void test_job__manual_releases(void **state)
+{
+	static const char ok[] =
+		"{\"release\":\"6.1.0-52\",\"verdict\":\"bad\"}";
+	const char *bad[][2] = {
+		{ "{\"release\":\"6.1.0-52\",\"verdict\":\"maybe\"}",
+		  "field 'verdict': 'maybe' is not good, bad or skip" },
+		{ "{\"release\":\"v6.1\",\"verdict\":\"good\"}",
+		  "field 'release': 'v6.1' is not a release such as 6.1.0-47" },
+		{ "{\"release\":\"6.1.0-52\",\"verdict\":\"good\",\"x\":1}",
+		  "an answer is {\"release\": ABI" },
+		{ "{\"verdict\":\"good\"}", "an answer is" },
+		{ "[]", "the body must be a JSON object" },
+	};
+	char release[25], verdict[5];
+	struct job_spec j, back;
+	size_t i;
+	char *s;
+
+	(void)state;
+	spec(&j, "{\"type\":\"releases\",\"flavour\":\"cloud-amd64\","
+		 "\"good\":[\"6.1.0-47\"],\"bad\":\"6.1.0-57\","
+		 "\"manual\":true}");
+	assert_true(j.manual);
+	s = job_spec_dump(&j);
+	spec(&back, s);
+	assert_true(back.manual);
+	free(s);
+	job_spec_release(&j);
+	job_spec_release(&back);
+	refused("{\"type\":\"releases\",\"flavour\":\"cloud-amd64\","
+		"\"good\":[\"6.1.0-47\"],\"bad\":\"6.1.0-57\","
+		"\"manual\":true,\"test\":\"exit 0\"}",
+		"a manual releases job boots nothing: no 'test' or 'repo'");
+	refused("{\"type\":\"releases\",\"flavour\":\"cloud-amd64\","
+		"\"good\":[\"6.1.0-47\"],\"bad\":\"6.1.0-57\","
+		"\"answers\":\"6.1.0-50:good\"}",
+		"'answers' are a manual releases job's");
+	refused("{\"type\":\"bisect\",\"repo\":\"/r\",\"good\":[\"a\"],"
+		"\"bad\":\"b\",\"recipe\":\"tiny\",\"manual\":true}",
+		"'manual' is for releases jobs");
+
+	assert_int_equal(job_answer_parse(ok, sizeof(ok) - 1, release, verdict),
+			 0);
+	assert_string_equal(release, "6.1.0-52");
+	assert_string_equal(verdict, "bad");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(job_answer_parse(bad[i][0], strlen(bad[i][0]),
+						  release, verdict),
+				 ERR_INPUT);
+		if (!strstr(err_last(), bad[i][1]))
+			fail_msg("'%s': '%s' does not say '%s'", bad[i][0],
+				 err_last(), bad[i][1]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -265,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_job__network_is_for_commands),
 		cmocka_unit_test(test_job__releases),
 		cmocka_unit_test(test_job__commit_level),
+		cmocka_unit_test(test_job__manual_releases),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

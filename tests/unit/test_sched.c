@@ -587,6 +587,83 @@ static void test_sched__releases_go_on_at_the_commit_level(void **state)
 	close_sched(&fx);
 }
 
+/* A manual releases step: the assignment's answers, then the worker's
+ * json. */
+static void manual_step(struct fixture *fx, long long w, const char *answers,
+			const char *json)
+{
+	struct step_assignment a;
+	char *body;
+
+	assert_int_equal(poll(fx, w, &a), 1);
+	assert_string_equal(a.role, "releases");
+	assert_true(a.spec.manual);
+	if (answers)
+		assert_string_equal(a.spec.answers, answers);
+	else
+		assert_null(a.spec.answers);
+	body = util_fmt("{\"v\":1,\"commit\":\"%s\",%s}", a.commit, json);
+	assert_int_equal(sched_result(fx->s, a.lease, body, strlen(body)), 0);
+	assert_int_equal(sched_tick_all(fx->s), 0);
+	free(body);
+	job_spec_release(&a.spec);
+}
+
+#define WAITING(abi)                                                           \
+	"\"verdict\":\"good\",\"title\":\"waiting for an answer on "           \
+	"release " abi "\",\"releases\":{\"result\":\"waiting\","              \
+	"\"next_release\":\"" abi "\"}"
+
+static void test_sched__manual_releases(void **state)
+{
+	static const char body[] =
+		"{\"type\":\"releases\",\"flavour\":\"cloud-amd64\","
+		"\"good\":[\"6.1.0-47\"],\"bad\":\"6.1.0-57\","
+		"\"manual\":true}";
+	struct fixture fx;
+	struct step_assignment a;
+	struct store_job j;
+	long long w, id = 0;
+
+	(void)state;
+	open_sched(&fx, 60, 1);
+	w = worker(&fx,
+		   "{\"name\":\"w\",\"recipes\":[\"debian-cloud-amd64\"]}");
+	if (sched_submit(fx.s, body, strlen(body), NULL, 0, "alice", &id))
+		fail_msg("submit refused: %s", err_last());
+	/* the first step has no answers; it names the release to install */
+	manual_step(&fx, w, NULL, WAITING("6.1.0-52"));
+	/* then nothing runs until the answer comes */
+	assert_int_equal(poll(&fx, w, &a), 0);
+	job(&fx, id, &j);
+	assert_int_equal(j.state, JOB_RUNNING);
+	store_job_release(&j);
+	assert_int_equal(sched_answer(fx.s, id, "6.1.0-53", "good"), ERR_INPUT);
+	assert_string_equal(err_last(), "job 1 is waiting for an answer on "
+					"release 6.1.0-52, not 6.1.0-53");
+	assert_int_equal(sched_answer(fx.s, id, "6.1.0-52", "good"), 0);
+	assert_int_equal(sched_answer(fx.s, id, "6.1.0-52", "bad"), ERR_INPUT);
+	assert_string_equal(err_last(),
+			    "job 1 is not waiting for an answer now");
+	/* each next step has every answer so far */
+	manual_step(&fx, w, "6.1.0-52:good", WAITING("6.1.0-55"));
+	assert_int_equal(sched_answer(fx.s, id, "6.1.0-55", "bad"), 0);
+	/* a failure of the worker's machine: that step again */
+	manual_step(&fx, w, "6.1.0-52:good 6.1.0-55:bad",
+		    "\"verdict\":\"infra\",\"title\":\"apt-get failed\"");
+	manual_step(&fx, w, "6.1.0-52:good 6.1.0-55:bad",
+		    "\"verdict\":\"bad\",\"title\":\"first bad release "
+		    "6.1.0-53\",\"releases\":{\"result\":\"found\"}");
+	ended(&fx, id, JOB_DONE, "found", NULL);
+	assert_int_equal(sched_answer(fx.s, id, "6.1.0-52", "good"), ERR_INPUT);
+	assert_string_equal(err_last(), "job 1 has ended");
+	/* a job that is not manual takes no answers */
+	id = submit_releases(&fx);
+	assert_int_equal(sched_answer(fx.s, id, "6.1.0-52", "good"), ERR_INPUT);
+	assert_non_null(strstr(err_last(), "is not a manual releases job"));
+	close_sched(&fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -599,6 +676,7 @@ int main(void)
 		cmocka_unit_test(test_sched__releases_jobs),
 		cmocka_unit_test(
 			test_sched__releases_go_on_at_the_commit_level),
+		cmocka_unit_test(test_sched__manual_releases),
 	};
 
 	return cmocka_run_group_tests(tests, setup_repo, teardown_repo);
