@@ -58,6 +58,7 @@ struct rel_state {
 	json_t *marks, *saved;
 	const char *pending;
 	struct release *waiting;
+	char why[160]; /* why there is no first bad release */
 };
 
 /* Run argv with its output to log (in the output directory); 0 if exit 0. */
@@ -939,16 +940,23 @@ static int patch_level(struct rel_state *st, const struct release *good,
 	if (!rc && (!d.v || !names || !texts || !lens || !c))
 		rc = err_set(ERR_NOMEM, "out of memory");
 	/* the differences: removed ones first, then the bad series' order */
-	json_array_foreach(g->series, i,
-			   v) if (!rc &&
-				  !strcmp(change_of(g, b, json_string_value(v)),
-					  "removed")) d.v[d.n++] =
-		json_string_value(v);
-	json_array_foreach(
-		b->series, i,
-		v) if (!rc && strcmp(change_of(g, b, json_string_value(v)),
-				     "same")) d.v[d.n++] = json_string_value(v);
-	if (!rc)
+	for (i = 0; !rc && i < json_array_size(g->series); i++) {
+		const char *name =
+			json_string_value(json_array_get(g->series, i));
+
+		if (!strcmp(change_of(g, b, name), "removed"))
+			d.v[d.n++] = name;
+	}
+	for (i = 0; !rc && i < json_array_size(b->series); i++) {
+		const char *name =
+			json_string_value(json_array_get(b->series, i));
+
+		if (strcmp(change_of(g, b, name), "same"))
+			d.v[d.n++] = name;
+	}
+	if (!rc && ro->repo_handle)
+		repo = ro->repo_handle;
+	else if (!rc)
 		rc = gu_open(&repo, ro->repo);
 	if (!rc && gu_resolve(repo, tag, &up))
 		rc = err_set(ERR_INPUT, "%s has no tag v%s", ro->repo,
@@ -1032,7 +1040,8 @@ static int patch_level(struct rel_state *st, const struct release *good,
 				    r ? r : json_pack("{s:i}", "exit", status));
 	}
 done:
-	gu_close(repo);
+	if (repo != ro->repo_handle)
+		gu_close(repo);
 	free(m.v);
 	free(d.v);
 	free(names);
@@ -1202,7 +1211,8 @@ static int report(struct rel_state *st, const struct release *bad,
 					good->upstream, bad->upstream, recipe,
 					st->o->test ? " --test " : "",
 					st->o->test ? st->o->test : "");
-		if (next && st->o->repo && st->o->bisect_commits) {
+		if (next && st->o->repo && st->o->bisect_commits &&
+		    !st->o->patches_only) {
 			status = commit_level(st, good, bad,
 					      st->o->commit_recipe
 						      ? st->o->commit_recipe
@@ -1314,72 +1324,123 @@ static int linear_engine(struct engine **e, size_t n)
 	return rc;
 }
 
-/* The engine over the candidates cand[0..n) (newest first). */
-static int run_engine(struct rel_state *st, struct release **cand, size_t n,
-		      long *culprit, double *confidence, const char **why)
+int releases_linear(struct linear_probe *lp, long *culprit, double *confidence)
 {
-	const struct releases_opts *o = st->o;
 	struct engine *e = NULL;
 	unsigned f = 0, p = 0, s = 0, tries = 0, total = 0;
+	int runs = lp->confidence > 0 ? 1 : lp->runs;
 	uint32_t pick;
-	int rc = linear_engine(&e, n);
+	int rc = linear_engine(&e, lp->n);
 
 	*culprit = -1;
+	lp->why[0] = '\0';
 	if (rc) {
 		engine_free(e);
 		return rc;
 	}
-	engine_set_confidence(e, o->confidence, 0);
-	/* the bad release, until it failed 3 times (or once without a
+	engine_set_confidence(e, lp->confidence, 0);
+	/* the bad one, until it failed 3 times (or once without a
 	 * confidence, as git would) */
-	while (!rc && total < (o->confidence > 0 ? 3u : 1u) && tries < 10) {
-		rc = probe(st, cand[0], o->confidence > 0 ? 1 : o->runs, &f, &p,
-			   &s);
+	while (!rc && total < (lp->confidence > 0 ? 3u : 1u) && tries < 10) {
+		rc = lp->probe(lp->ctx, 0, runs, &f, &p, &s);
 		if (!rc && s)
 			rc = err_set(ERR_INPUT,
-				     "the bad release %s does not boot: %s",
-				     cand[0]->abi, cand[0]->title);
+				     "the bad %s %s does not boot: %s",
+				     lp->what, lp->name(lp->ctx, 0),
+				     lp->title(lp->ctx, 0));
 		if (!rc)
 			rc = engine_observe(e, 0, f, p);
 		total += f;
 		tries++;
 	}
 	if (!rc && !s && !total)
-		rc = err_set(
-			ERR_INPUT,
-			"the bad release %s does not fail in %u boots: "
-			"nothing to bisect",
-			cand[0]->abi,
-			tries * (o->confidence > 0 ? 1 : (unsigned)o->runs));
-	/* (a bad release that does not boot has ended it above) */
+		rc = err_set(ERR_INPUT,
+			     "the bad %s %s does not fail in %u boots: "
+			     "nothing to bisect",
+			     lp->what, lp->name(lp->ctx, 0),
+			     tries * (unsigned)runs);
+	/* (a bad one that does not boot has ended it above) */
 	while (!rc && total) {
 		enum engine_state es = engine_next(e, &pick);
 
 		if (es == ENGINE_FOUND) {
 			*culprit = pick;
-			*confidence = o->confidence > 0
+			*confidence = lp->confidence > 0
 					      ? engine_probability(e, pick)
 					      : 0;
 			break;
 		}
 		if (es != ENGINE_TEST && es != ENGINE_VERIFY) {
-			*why = es == ENGINE_NOTHING
-				       ? "no release between good and bad"
-				       : "only releases that do not boot are "
-					 "left, or no run can decide";
+			snprintf(
+				lp->why, sizeof(lp->why),
+				es == ENGINE_NOTHING
+					? "no %s between good and bad"
+					: "only %ss that do not boot are left, "
+					  "or no run can decide",
+				lp->what);
 			break;
 		}
-		rc = probe(st, cand[pick], o->confidence > 0 ? 1 : o->runs, &f,
-			   &p, &s);
+		rc = lp->probe(lp->ctx, pick, runs, &f, &p, &s);
 		if (!rc && s)
 			rc = engine_mark(e, pick, VERDICT_SKIP);
-		else if (!rc && o->confidence > 0)
+		else if (!rc && lp->confidence > 0)
 			rc = engine_observe(e, pick, f, p);
 		else if (!rc)
 			rc = engine_mark(e, pick,
 					 f ? VERDICT_BAD : VERDICT_GOOD);
 	}
 	engine_free(e);
+	return rc;
+}
+
+/* The releases cand[0..n) (newest first) as a linear history. */
+struct rel_probe {
+	struct rel_state *st;
+	struct release **cand;
+};
+
+static int rel_probe(void *ctx, size_t i, int runs, unsigned *fails,
+		     unsigned *passes, unsigned *skips)
+{
+	struct rel_probe *rp = ctx;
+
+	return probe(rp->st, rp->cand[i], runs, fails, passes, skips);
+}
+
+static const char *rel_name(void *ctx, size_t i)
+{
+	return ((struct rel_probe *)ctx)->cand[i]->abi;
+}
+
+static const char *rel_title(void *ctx, size_t i)
+{
+	const char *t = ((struct rel_probe *)ctx)->cand[i]->title;
+
+	return t ? t : "";
+}
+
+/* The engine over the candidates cand[0..n) (newest first). */
+static int run_engine(struct rel_state *st, struct release **cand, size_t n,
+		      long *culprit, double *confidence, const char **why)
+{
+	struct rel_probe rp = { st, cand };
+	struct linear_probe lp;
+	int rc;
+
+	memset(&lp, 0, sizeof(lp));
+	lp.n = n;
+	lp.confidence = st->o->confidence;
+	lp.runs = st->o->runs;
+	lp.what = "release";
+	lp.probe = rel_probe;
+	lp.name = rel_name;
+	lp.title = rel_title;
+	lp.ctx = &rp;
+	rc = releases_linear(&lp, culprit, confidence);
+	if (lp.why[0]) {
+		snprintf(st->why, sizeof(st->why), "%s", lp.why);
+		*why = st->why;
+	}
 	return rc;
 }
 

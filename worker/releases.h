@@ -7,6 +7,7 @@
 #ifndef BISECTD_WORKER_RELEASES_H
 #define BISECTD_WORKER_RELEASES_H
 
+#include "gitutil.h"
 #include "recipe.h"
 
 struct releases_opts {
@@ -43,6 +44,13 @@ struct releases_opts {
 	int (*bisect_commits)(const struct releases_opts *o, const char *good,
 			      const char *bad, const char *recipe,
 			      const char *json, const char *out_dir);
+	void *ctx; /* bisect_commits' own */
+	/* repo, already open (NULL: opened by its path) */
+	struct gu_repo *repo_handle;
+	/* only Debian's patches are bisected with repo: the commits between
+	 * two upstream versions are left to the caller (bisectd's bisect
+	 * job of their own) */
+	int patches_only;
 };
 
 /*
@@ -53,6 +61,34 @@ struct releases_opts {
  * for a --continue with no manual bisection in progress.
  */
 int releases_bisect(const struct releases_opts *o, int *found);
+
+/*
+ * A linear history for the engine: candidates 0..n-1, newest first (0
+ * is the bad one; n-1's parent is the good one, not a candidate).
+ * probe boots candidate i runs times and counts its failures, passes
+ * and skips (what could not be built or booted); name and title name it
+ * and its last failure in messages, what says what they are ("release").
+ */
+struct linear_probe {
+	size_t n;
+	double confidence; /* 0: git's bisection, runs boots per probe */
+	int runs;
+	const char *what;
+	int (*probe)(void *ctx, size_t i, int runs, unsigned *fails,
+		     unsigned *passes, unsigned *skips);
+	const char *(*name)(void *ctx, size_t i);
+	const char *(*title)(void *ctx, size_t i);
+	void *ctx;
+	char why[160]; /* out: why there is no culprit */
+};
+
+/*
+ * Bisect lp: the bad one is probed until it failed 3 times (once
+ * without a confidence), then the engine's picks.  *culprit: the first
+ * bad candidate, or -1 (lp->why says why); *confidence its probability.
+ * ERR_INPUT when the bad one does not boot or does not fail.
+ */
+int releases_linear(struct linear_probe *lp, long *culprit, double *confidence);
 
 /*
  * Debian's linux-image-ABI-FLAVOUR in CACHE/releases, fetched with APT

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "digest.h"
 #include "error.h"
 #include "job.h"
@@ -525,6 +527,142 @@ out:
 }
 
 /*
+ * Debian's patches of a releases step, bisected here: the linear
+ * history that releases.c wrote into the job's repository, each commit
+ * built and booted as a test step of it is.
+ */
+struct here {
+	const struct step_assignment *a;
+	const struct steprun_env *env;
+	struct gu_repo *repo;
+	const char *recipe, *out_dir;
+	struct gu_oid *commits; /* newest first */
+	char (*hex)[GU_HEXSZ + 1];
+	json_t *steps;
+	unsigned nstep;
+	char title[256];
+};
+
+static int here_probe(void *ctx, size_t i, int runs, unsigned *fails,
+		      unsigned *passes, unsigned *skips)
+{
+	struct here *h = ctx;
+	struct step_assignment a = *h->a; /* its spec borrowed */
+	struct steprun_env env = *h->env;
+	struct step_result st;
+	char *dir = util_fmt("%s/step-%u", h->out_dir, ++h->nstep);
+	int rc;
+
+	*fails = *passes = *skips = 0;
+	if (!dir)
+		return err_set(ERR_NOMEM, "out of memory");
+	snprintf(a.spec.type, sizeof(a.spec.type), "test");
+	a.spec.recipe = (char *)h->recipe;
+	a.spec.runs = runs;
+	a.spec.manual = 0;
+	a.spec.answers = NULL;
+	env.step_dir = dir;
+	memset(&st, 0, sizeof(st));
+	rc = util_mkdir_p(dir);
+	if (!rc)
+		rc = run_assignment(&st, &a, &env, h->repo, &h->commits[i]);
+	if (!rc) {
+		*fails = st.verdict == VERDICT_BAD;
+		*passes = st.verdict == VERDICT_GOOD;
+		*skips = !*fails && !*passes;
+		snprintf(h->title, sizeof(h->title), "%s",
+			 st.title ? st.title : "");
+		printf("patch level: %.12s %s%s%s\n", h->hex[i],
+		       verdict_name(st.verdict), *h->title ? ": " : "",
+		       h->title);
+		fflush(stdout);
+		json_array_append_new(h->steps,
+				      json_pack("{s:s, s:s, s:s}", "commit",
+						h->hex[i], "verdict",
+						verdict_name(st.verdict),
+						"title", h->title));
+	}
+	step_result_release(&st);
+	free(dir);
+	return rc;
+}
+
+static const char *here_name(void *ctx, size_t i)
+{
+	return ((struct here *)ctx)->hex[i];
+}
+
+static const char *here_title(void *ctx, size_t i)
+{
+	(void)i;
+	return ((struct here *)ctx)->title;
+}
+
+/* releases_opts.bisect_commits for a worker: bad's first parents down
+ * to good, bisected here; bisectctl bisect's exit status. */
+static int commits_here(const struct releases_opts *o, const char *good,
+			const char *bad, const char *recipe, const char *json,
+			const char *out_dir)
+{
+	struct here *h = o->ctx;
+	struct linear_probe lp = { .confidence = o->confidence,
+				   .runs = o->runs,
+				   .what = "commit",
+				   .probe = here_probe,
+				   .name = here_name,
+				   .title = here_title,
+				   .ctx = h };
+	struct gu_oid g, cur;
+	double confidence = 0;
+	long culprit = -1;
+	json_t *out;
+	int rc;
+
+	h->recipe = recipe;
+	h->out_dir = out_dir;
+	h->steps = json_array();
+	rc = gu_oid_parse(&g, good) || gu_oid_parse(&cur, bad)
+		     ? err_set(ERR_INPUT, "bad commit ids")
+		     : util_mkdir_p(out_dir);
+	while (!rc && !gu_oid_equal(&cur, &g)) {
+		struct gu_oid *c = realloc(h->commits, (lp.n + 1) * sizeof(*c));
+		char(*x)[GU_HEXSZ + 1] =
+			c ? realloc(h->hex, (lp.n + 1) * sizeof(*x)) : NULL;
+
+		if (c)
+			h->commits = c;
+		if (x)
+			h->hex = x;
+		if (!c || !x) {
+			rc = err_set(ERR_NOMEM, "out of memory");
+			break;
+		}
+		h->commits[lp.n] = cur;
+		gu_oid_hex(h->hex[lp.n++], &cur);
+		if (gu_parents(h->repo, &h->commits[lp.n - 1], &cur, 1) != 1)
+			rc = err_set(ERR_INFRA, "%.12s has no parent",
+				     h->hex[lp.n - 1]);
+	}
+	if (!rc)
+		rc = releases_linear(&lp, &culprit, &confidence);
+	if (rc)
+		fprintf(stderr, "patch level: %s\n", err_last());
+	out = json_pack("{s:s, s:s?, s:s, s:[s], s:f, s:s, s:O}", "result",
+			rc	       ? "error"
+			: culprit >= 0 ? "found"
+				       : "ambiguous",
+			"first_bad", culprit >= 0 ? h->hex[culprit] : NULL,
+			"bad", bad, "good", good, "confidence", confidence,
+			"reason", rc ? err_last() : lp.why, "steps", h->steps);
+	if (!out || json_dump_file(out, json, JSON_INDENT(2)))
+		rc = rc ? rc : err_set(ERR_INFRA, "cannot write %s", json);
+	json_decref(out);
+	json_decref(h->steps);
+	h->steps = NULL;
+	return rc == ERR_INPUT ? 2 : rc ? 3 : culprit >= 0 ? 0 : 1;
+}
+
+/*
  * A releases job: the whole release-level bisection is this one step,
  * as bisectctl releases runs it.  Its JSON goes into the result; the
  * verdict is bad when a first bad release was found, skip when the
@@ -547,10 +685,27 @@ static int run_releases(struct step_result *st, const struct step_assignment *a,
 	char *test = NULL, *json = NULL, *name = NULL, *result = NULL;
 	struct recipe recipe;
 	struct buf text;
+	struct here h = { .a = a, .env = env };
 	int rc = step_recipe(&recipe, sp->recipe, env), found = 0;
 
 	if (rc)
 		return rc;
+	if (sp->repo) {
+		/* Debian's patches are bisected here, on the repository's
+		 * tag; the commits between two upstream versions are
+		 * bisectd's bisect job of their own */
+		if (env->server && env->token && !strstr(sp->repo, "://") &&
+		    access(sp->repo, F_OK))
+			rc = open_served(&h.repo, a, env);
+		else
+			rc = open_repo(&h.repo, sp->repo, env->cache_dir);
+		ro.repo = sp->repo;
+		ro.repo_handle = h.repo;
+		ro.commit_recipe = sp->commit_recipe;
+		ro.bisect_commits = commits_here;
+		ro.ctx = &h;
+		ro.patches_only = 1;
+	}
 	buf_init(&text, 64u << 20);
 	json = util_fmt("%s/releases.json", env->step_dir);
 	if (!json)
@@ -595,6 +750,9 @@ static int run_releases(struct step_result *st, const struct step_assignment *a,
 	free(json);
 	free(name);
 	free(result);
+	gu_close(h.repo);
+	free(h.commits);
+	free(h.hex);
 	return rc;
 }
 

@@ -385,6 +385,7 @@ fi
 make_tokens
 start_bisectd
 start_worker rel --recipes debian-cloud-amd64,tiny
+REL_PID=$WPID
 rjob() { # rjob GOOD BAD: a releases job's request, the guest test above
 	jq -nc --arg f "$flavour" --arg g "$1" --arg b "$2" \
 		--rawfile t "$SCRATCH/test.sh" \
@@ -556,6 +557,31 @@ if [ -n "$fb" ]; then
 		'ls "$BISECTD_CACHE"/releases/linux-image-6.1.0-900-${flavour}_6.1.900-1_amd64.deb > /dev/null'
 	rm -f "$BISECTD_CACHE"/releases/*6.1.0-900* "$BISECTD_CACHE"/releases/*6.1.900*
 fi
+# Debian's patches through bisectd: a releases job with the repository
+# of tag v6.1.998, run by a worker whose APT has the second repository
+# (with deb-src): the worker bisects the patches itself, with the tiny
+# recipe, as bisectctl releases --repo does
+kill "$REL_PID" 2> /dev/null # its APT knows nothing of 6.1.998
+apt_conf "$apt2" sources.list
+APT_CONFIG=$apt2/apt.conf apt-get -q update > "$apt2/update3.log" 2>&1
+git -C "$patches_repo" update-ref refs/tags/v6.1.998 "$(git -C "$REPO" rev-parse "$GOOD^{commit}")"
+APT_CONFIG=$apt2/apt.conf
+export APT_CONFIG
+start_worker deb --recipes debian-cloud-amd64
+unset APT_CONFIG
+id=$(submit "$(jq -nc --arg f "$flavour" --arg g "$good" --arg b "$bad" \
+	--rawfile t "$SCRATCH/dp-test.sh" --arg r "$patches_repo" \
+	'{type: "releases", flavour: $f, good: [$g], bad: $b, test: $t, repo: $r, commit_recipe: "tiny"}')")
+wait_job "$id" 900
+check "releases one upstream apart through bisectd: the first bad patch, the planted one" \
+	jq_true "$SCRATCH/job" '.result == "found" and .releases.debian_patches.first_bad_patch == {name: "new.patch", subject: "mm: a patch that came in", change: "added"} and .releases.debian_patches.bisection.result == "found"'
+check "bisected by the worker itself: no bisect job of its own" \
+	jq_true "$SCRATCH/job" '.releases.commit_level == null and (.steps | length) == 1'
+browse "/jobs/$id" patches-job
+check "the page names the first bad patch" \
+	grep -q "<dt>first bad patch</dt><dd>new.patch (added): mm: a patch that came in</dd>" "$SCRATCH/patches-job.html"
+rm -f "$BISECTD_CACHE"/releases/*_6.1.998-* "$BISECTD_CACHE"/releases/linux_6.1.998-*
+
 code=$(api POST jobs "$(jq -nc --arg f "$flavour" --arg g "$good" --arg b "$bad" \
 	'{type: "releases", flavour: $f, good: [$g], bad: $b, repo: "/nonexistent"}')" "$STOKEN")
 check "a releases job whose repository cannot be opened is refused: $code" \
