@@ -699,6 +699,13 @@ static int run_releases(struct step_result *st, const struct step_assignment *a,
 			rc = open_served(&h.repo, a, env);
 		else
 			rc = open_repo(&h.repo, sp->repo, env->cache_dir);
+		if (rc && rc != ERR_NOMEM) {
+			/* needed only for Debian's patches, which then
+			 * say why they were not bisected */
+			fprintf(stderr, "bisect-worker: %s\n", err_last());
+			h.repo = NULL;
+			rc = 0;
+		}
 		ro.repo = sp->repo;
 		ro.repo_handle = h.repo;
 		ro.commit_recipe = sp->commit_recipe;
