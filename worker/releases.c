@@ -8,7 +8,8 @@
  * apt-get download (APT checks it against its signed index; the SHA256
  * is checked again here, and the file is kept in the cache by its name),
  * takes the kernel out of it with libarchive, and boots it in QEMU with
- * the recipe's boot settings and the same initramfs and classifier as a
+ * the recipe's boot settings and the same initramfs (with the modules
+ * the boot needs when the recipe has modules) and classifier as a
  * commit-level step.  The result names both releases with their Debian
  * and upstream versions, the changelog entries in between, and the next
  * step: a commit-level bisection between the upstream versions with the
@@ -42,14 +43,15 @@ struct release {
 	char sha256[65];
 	char filename[256];		 /* in the archive's pool */
 	char *deb, *vmlinuz, *changelog; /* in the cache, once fetched */
-	unsigned boots;			 /* for the consoles' names */
-	char *title;			 /* of the last failure */
+	char *modules; /* the boot's modules (a tree of lib/modules), or NULL */
+	char *initrd;  /* its initramfs, once written */
+	unsigned boots; /* for the consoles' names */
+	char *title;	/* of the last failure */
 };
 
 struct rel_state {
 	const struct releases_opts *o;
-	char *dir; /* CACHE/releases */
-	char *initrd;
+	char *dir;	      /* CACHE/releases */
 	struct release *rels; /* every known release, oldest first */
 	size_t nrels;
 	json_t *probes;
@@ -228,6 +230,168 @@ static int describe(struct rel_state *st, struct release *r)
 	return rc;
 }
 
+/*
+ * 1 for a module the boot needs: virtio's (the devices QEMU gives) and
+ * the filesystems', for a test that mounts a disk.
+ */
+static int boot_module(const char *path)
+{
+	return strstr(path, "virtio") || !strncmp(path, "kernel/fs/", 10);
+}
+
+/* Add path's line of modules.dep (its dependencies) to need, once. */
+static void need_module(json_t *need, const char *dep, const char *path)
+{
+	const char *p = dep;
+	size_t len = strlen(path);
+
+	if (json_object_get(need, path))
+		return;
+	json_object_set_new(need, path, json_true());
+	for (; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+		const char *d;
+
+		if (strncmp(p, path, len) || p[len] != ':')
+			continue;
+		for (d = p + len + 1; *d && *d != '\n';) {
+			size_t n;
+			char m[512];
+
+			d += strspn(d, " ");
+			n = strcspn(d, " \n");
+			if (n && n < sizeof(m)) {
+				snprintf(m, sizeof(m), "%.*s", (int)n, d);
+				need_module(need, dep, m);
+			}
+			d += n;
+		}
+		return;
+	}
+}
+
+/*
+ * The modules the boot needs out of the package into dir (lib/modules/
+ * VERSION/...): those boot_module() names and what they depend on.  The
+ * package carries no modules.dep (depmod makes it when it is
+ * installed), so every module is unpacked beside dir first and depmod
+ * -b runs there; the modules needed are then linked into dir, and
+ * depmod runs again for modprobe in the guest.  Done once: dir.complete
+ * marks it.
+ */
+static int unpack_modules(struct rel_state *st, struct release *r,
+			  const char *dir)
+{
+	char *kver = util_fmt("%s-%s", r->abi, st->o->flavour);
+	char *top = util_fmt("./lib/modules/%s/", kver);
+	char *all = util_fmt("%s.all", dir),
+	     *stamp = util_fmt("%s.complete", dir);
+	char *log = util_fmt("%s/depmod-%s.log", st->o->out_dir, r->abi);
+	char *dep = util_fmt("%s/lib/modules/%s/modules.dep", all, kver);
+	const char *argv[] = { "/usr/sbin/depmod", "-b", all, kver, NULL };
+	json_t *need = json_object(), *v;
+	struct arc *a = NULL;
+	struct arc_entry e;
+	struct buf text;
+	struct stat sb;
+	const char *p, *rel;
+	int rc;
+
+	buf_init(&text, 64u << 20);
+	if (!kver || !top || !all || !stamp || !log || !dep || !need) {
+		rc = err_set(ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	rc = 0;
+	if (!stat(stamp, &sb))
+		goto out;
+	util_remove_tree(all);
+	util_remove_tree(dir);
+	rc = arc_open(&a, r->deb, ARC_DEB);
+	while (!rc && (rc = arc_next(a, &e)) == 1) {
+		char *path, *slash;
+
+		rc = 0;
+		rel = e.name + strlen(top);
+		if (e.type != ARC_FILE || strncmp(e.name, top, strlen(top)) ||
+		    strstr(rel, ".."))
+			continue;
+		path = util_fmt("%s/lib/modules/%s/%s", all, kver, rel);
+		if (!path) {
+			rc = err_set(ERR_NOMEM, "out of memory");
+			break;
+		}
+		slash = strrchr(path, '/');
+		*slash = '\0';
+		rc = util_mkdir_p(path);
+		*slash = '/';
+		if (!rc)
+			rc = arc_read_to_file(a, path);
+		free(path);
+	}
+	arc_close(a);
+	if (!rc && access(argv[0], X_OK))
+		rc = err_set(ERR_INFRA,
+			     "%s is not installed (package kmod): "
+			     "the release's modules need it",
+			     argv[0]);
+	if (!rc)
+		rc = run_tool(argv, NULL, log);
+	if (!rc)
+		rc = buf_read_file(&text, dep);
+	for (p = buf_str(&text); !rc && *p;
+	     p += strcspn(p, "\n"), p += *p == '\n') {
+		char m[512];
+		size_t n = strcspn(p, ":\n");
+
+		if (n < sizeof(m) && p[n] == ':') {
+			snprintf(m, sizeof(m), "%.*s", (int)n, p);
+			if (boot_module(m))
+				need_module(need, buf_str(&text), m);
+		}
+	}
+	/* the index files that come with the package, and the modules */
+	if (!rc) {
+		json_object_set_new(need, "modules.order", json_true());
+		json_object_set_new(need, "modules.builtin", json_true());
+		json_object_set_new(need, "modules.builtin.modinfo",
+				    json_true());
+	}
+	json_object_foreach(need, rel, v)
+	{
+		char *from = util_fmt("%s/lib/modules/%s/%s", all, kver, rel);
+		char *to = util_fmt("%s/lib/modules/%s/%s", dir, kver, rel);
+		char *slash = to ? strrchr(to, '/') : NULL;
+
+		if (!rc && (!from || !slash))
+			rc = err_set(ERR_NOMEM, "out of memory");
+		if (!rc) {
+			*slash = '\0';
+			rc = util_mkdir_p(to);
+			*slash = '/';
+		}
+		if (!rc && access(from, F_OK) == 0 && link(from, to))
+			rc = err_sys(ERR_INFRA, "link '%s'", to);
+		free(from);
+		free(to);
+	}
+	argv[2] = dir;
+	if (!rc)
+		rc = run_tool(argv, NULL, log);
+	util_remove_tree(all);
+	if (!rc)
+		rc = util_write_atomic(stamp, "", 0);
+out:
+	buf_release(&text);
+	json_decref(need);
+	free(kver);
+	free(top);
+	free(all);
+	free(stamp);
+	free(log);
+	free(dep);
+	return rc;
+}
+
 /* Take the kernel and the changelog out of the package, once. */
 static int unpack(struct rel_state *st, struct release *r)
 {
@@ -264,6 +428,13 @@ static int unpack(struct rel_state *st, struct release *r)
 	if (!rc && stat(r->vmlinuz, &sb))
 		rc = err_set(ERR_INFRA, "%s has no %s", r->deb, kname + 2);
 out:
+	if (!rc && st->o->recipe && st->o->recipe->modules) {
+		free(r->modules);
+		r->modules = util_fmt("%s/modules-%s-%s_%s", st->dir, r->abi,
+				      st->o->flavour, r->version);
+		rc = r->modules ? unpack_modules(st, r, r->modules)
+				: err_set(ERR_NOMEM, "out of memory");
+	}
 	free(kname);
 	free(cname);
 	return rc;
@@ -327,6 +498,18 @@ static int probe(struct rel_state *st, struct release *r, int runs,
 	int i, rc = fetch(st, r);
 
 	*fails = *passes = *skips = 0;
+	if (!rc && !r->initrd) {
+		/* its own: the release's modules go in */
+		r->initrd = util_fmt("%s/initramfs-%s.cpio", st->o->out_dir,
+				     r->abi);
+		rc = r->initrd ? initramfs_write(r->initrd, rc_->init,
+						 st->o->test, r->modules)
+			       : err_set(ERR_NOMEM, "out of memory");
+		if (rc) {
+			free(r->initrd);
+			r->initrd = NULL;
+		}
+	}
 	for (i = 0; !rc && i < runs; i++) {
 		struct classify_input in = { .marker = rc_->marker,
 					     .fail_on = rc_->fail_on,
@@ -339,8 +522,8 @@ static int probe(struct rel_state *st, struct release *r, int runs,
 				      r->abi, r->boots + 1);
 		const char *verdict;
 
-		rc = con && qlog ? boot_run(&b, rc_, r->vmlinuz, st->initrd,
-					    con, qlog)
+		rc = con && qlog ? boot_run(&b, rc_, r->vmlinuz, r->initrd, con,
+					    qlog)
 				 : err_set(ERR_NOMEM, "out of memory");
 		free(con);
 		free(qlog);
@@ -1626,6 +1809,8 @@ static void free_releases(struct rel_state *st)
 		free(st->rels[i].deb);
 		free(st->rels[i].vmlinuz);
 		free(st->rels[i].changelog);
+		free(st->rels[i].modules);
+		free(st->rels[i].initrd);
 		free(st->rels[i].title);
 	}
 	free(st->rels);
@@ -1673,9 +1858,8 @@ int releases_bisect(const struct releases_opts *o_in, int *found)
 
 	*found = 0;
 	st.dir = util_fmt("%s/releases", o->cache);
-	st.initrd = util_fmt("%s/initramfs.cpio", o->out_dir);
 	st.probes = json_array();
-	if (!st.dir || !st.initrd || !st.probes)
+	if (!st.dir || !st.probes)
 		rc = err_set(ERR_NOMEM, "out of memory");
 	else
 		rc = util_mkdir_p(st.dir);
@@ -1725,9 +1909,6 @@ int releases_bisect(const struct releases_opts *o_in, int *found)
 			rc = err_set(ERR_INFRA, "%s is not installed",
 				     o->recipe->qemu);
 		if (!rc)
-			rc = initramfs_write(st.initrd, o->recipe->init,
-					     o->test, NULL);
-		if (!rc)
 			rc = check_good(&st, &st.rels[gi]);
 		if (!rc)
 			rc = run_engine(&st, cand, n, &culprit, &confidence,
@@ -1757,7 +1938,6 @@ int releases_bisect(const struct releases_opts *o_in, int *found)
 	free_releases(&st);
 	free(cand);
 	free(st.dir);
-	free(st.initrd);
 	json_decref(st.probes);
 	json_decref(st.marks);
 	json_decref(st.saved);

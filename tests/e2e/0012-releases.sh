@@ -22,6 +22,7 @@ cat > "$SCRATCH/test.sh" <<EOF
 # the ABI number of the running kernel, 56 for 6.1.0-56-$flavour
 abi=\$(uname -r | cut -d- -f2)
 echo "release test on ABI \$abi"
+modprobe virtio_blk && echo "virtio_blk loaded"
 [ "\$abi" -lt $(n "$first_bad") ]
 EOF
 version() { apt-cache show --no-all-versions "linux-image-$1-$flavour" | sed -n 's/^Version: //p'; }
@@ -72,10 +73,15 @@ check "a next step" jq_true "$j" '.next_step | length > 0'
 check "the terminal says the same" \
 	grep -q "^first bad release: $first_bad, linux-image-$first_bad-$flavour " "$SCRATCH/out"
 check "every probe booted the release it names" \
-	'for c in "$SCRATCH"/run/console-*-1.log; do
+	'(for c in "$SCRATCH"/run/console-*-1.log; do
 		a=${c##*/console-}; a=${a%-1.log}
 		grep -q "release test on ABI $(n "$a")" "$c" || exit 1
-	 done'
+	 done)'
+check "with the modules the boot needs in the initramfs: virtio_blk loads" \
+	'(for c in "$SCRATCH"/run/console-*-1.log; do
+		grep -q "^bisectd: kernel [0-9.-]*-$flavour, [1-9][0-9]* modules" "$c" &&
+		grep -q "^virtio_blk loaded" "$c" || exit 1
+	 done)'
 check "the bad release failed at least 3 times (to a confidence of 0.95)" \
 	jq_true "$j" "[.probes[] | select(.release == \"$bad\" and .verdict == \"bad\")] | length >= 3"
 check "the packages are kept in the cache by their file names" \
@@ -85,7 +91,7 @@ check "a recipe with the last good release's config for the next step" \
 	grep -q "^base = $BISECTD_CACHE/releases/linux-image-$last_good-${flavour}_" "$r"
 check "whose init and fragments are files that exist (not beside the recipe)" \
 	'grep -q "^init = /" "$r" &&
-	 for f in $(sed -n "s/^\(init\|fragment\) = //p" "$r"); do [ -f "$f" ] || exit 1; done'
+	 (for f in $(sed -n "s/^\(init\|fragment\) = //p" "$r"); do [ -f "$f" ] || exit 1; done)'
 check "and whose base is a package that bisectctl config reads" \
 	'"$BISECTCTL" config "$(sed -n "s/^base = //p" "$r")" > "$SCRATCH/lg.config" &&
 	 grep -q "^CONFIG_VIRTIO_BLK=" "$SCRATCH/lg.config"'

@@ -20,9 +20,9 @@ v() { awk -v n="$1" '$1 == n { print $2 }' "$m"; }
 check "every line is a comment or a sample" \
 	'! grep -Ev "^# (HELP|TYPE) [a-z_]+ |^[a-z_]+(\{[a-z]+=\"[^\"]*\"\})? [0-9.e+-]+$" "$m"'
 check "every family has its HELP and TYPE" \
-	'for f in $(sed -n "s/^# TYPE \([a-z_]*\) .*/\1/p" "$m"); do
+	'(for f in $(sed -n "s/^# TYPE \([a-z_]*\) .*/\1/p" "$m"); do
 		grep -q "^# HELP $f " "$m" || exit 1
-	 done'
+	 done)'
 check "the job is counted as done" '[ "$(v "bisectd_jobs{state=\"done\"}")" = 1 ]'
 check "one worker" '[ "$(v bisectd_workers)" = 1 ]'
 steps=$(jq '[.steps[] | select(.cached == false and .state == "done")] | length' "$SCRATCH/job")
