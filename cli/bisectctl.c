@@ -78,10 +78,16 @@ static int usage_error(const char *fmt, ...)
 }
 
 /* Options of the kernel-mode commands. */
+/* long options without a letter of their own */
+enum { OPT_BASE_RELEASE = 1001, OPT_FLAVOUR };
+
 struct kernel_opts {
 	const char *recipe;
 	const char *test;
 	int runs;
+	/* the config of Debian's linux-image-BASE_RELEASE-FLAVOUR as the
+	 * recipe's base (a job's base_release) */
+	const char *base_release, *flavour;
 };
 
 /* Options common to run and bisect. */
@@ -381,6 +387,22 @@ static int bisect_spec(struct job_spec *spec, const struct common *c,
 	return 0;
 }
 
+/* --base-release and --flavour: both or neither, each a word of its
+ * kind. */
+static int base_release_ok(const struct kernel_opts *k)
+{
+	if (!k->base_release != !k->flavour)
+		return err_set(ERR_INPUT,
+			       "--base-release and --flavour go together");
+	if (k->base_release &&
+	    (!job_release_ok(k->base_release) || !job_flavour_ok(k->flavour)))
+		return err_set(ERR_INPUT,
+			       "--base-release takes a release such as "
+			       "6.1.0-47 and --flavour one such as "
+			       "cloud-amd64");
+	return 0;
+}
+
 /*
  * The request for bisectd: the repository as bisectd will see it (a URL,
  * or this machine's absolute path), revisions as given (bisectd resolves
@@ -408,6 +430,12 @@ static int remote_spec(struct job_spec *spec, const char *type,
 	spec->max_workers = c->workers;
 	if (k && k->recipe)
 		spec->recipe = strdup(k->recipe);
+	if (k && base_release_ok(k))
+		return ERR_INPUT;
+	if (k && k->base_release) {
+		spec->base_release = strdup(k->base_release);
+		spec->flavour = strdup(k->flavour);
+	}
 	if (k && k->test) {
 		struct buf t;
 
@@ -805,6 +833,12 @@ static int kernel_opt(struct kernel_opts *k, int opt, const char *arg)
 	case 't':
 		k->test = arg;
 		return 1;
+	case OPT_BASE_RELEASE:
+		k->base_release = arg;
+		return 1;
+	case OPT_FLAVOUR:
+		k->flavour = arg;
+		return 1;
 	case 'n':
 		k->runs = (int)strtol(arg, &end, 10);
 		if (*end || k->runs < 1 || k->runs > 100) {
@@ -821,6 +855,8 @@ static int kernel_opt(struct kernel_opts *k, int opt, const char *arg)
 #define KERNEL_LONGOPTS                                                        \
 	{ "recipe", required_argument, NULL, 'c' },                            \
 		{ "test", required_argument, NULL, 't' },                      \
+		{ "base-release", required_argument, NULL, OPT_BASE_RELEASE }, \
+		{ "flavour", required_argument, NULL, OPT_FLAVOUR },           \
 	{                                                                      \
 		"runs", required_argument, NULL, 'n'                           \
 	}
@@ -838,9 +874,28 @@ static int kernel_setup(struct bisect_ctx *ctx, struct recipe *recipe,
 
 	if (!k->recipe)
 		return err_set(ERR_INPUT, "--recipe NAME is required");
+	if ((rc = base_release_ok(k)))
+		return rc;
 	rc = load_recipe(recipe, k->recipe);
 	if (rc)
 		return rc;
+	if (k->base_release) {
+		/* Debian's package of that release, by APT, in the cache:
+		 * its config is the base (its logs beside it) */
+		char *deb = NULL, *dir;
+
+		cache = util_cache_dir();
+		dir = cache ? util_fmt("%s/releases", cache) : NULL;
+		rc = dir ? releases_package(cache, k->flavour, k->base_release,
+					    dir, &deb)
+			 : ERR_INFRA;
+		free(cache);
+		free(dir);
+		if (rc)
+			return rc;
+		free(recipe->base);
+		recipe->base = deb;
+	}
 	if (k->test && !util_is_executable(k->test))
 		return err_set(ERR_INPUT,
 			       "test script '%s' is not an executable file",
@@ -853,9 +908,12 @@ static int kernel_setup(struct bisect_ctx *ctx, struct recipe *recipe,
 	ctx->runs = k->runs;
 	cache = util_cache_dir();
 	key = steprun_repo_key(repo);
-	ctx->work_dir = cache && key ? util_fmt("%s/work/%s-%s", cache, key,
-						recipe->name)
-				     : NULL;
+	ctx->work_dir =
+		cache && key
+			? util_fmt("%s/work/%s-%s%s%s", cache, key,
+				   recipe->name, k->base_release ? "-" : "",
+				   k->base_release ? k->base_release : "")
+			: NULL;
 	free(cache);
 	free(key);
 	return ctx->work_dir ? 0 : err_set(ERR_NOMEM, "out of memory");
@@ -980,6 +1038,8 @@ static int cmd_bisect(int argc, char **argv)
 	if (rc)
 		goto fail;
 	spec.recipe = strdup(k.recipe);
+	spec.base_release = k.base_release ? strdup(k.base_release) : NULL;
+	spec.flavour = k.flavour ? strdup(k.flavour) : NULL;
 	spec.test = ctx.test ? strdup(buf_str(&test)) : NULL;
 	spec.runs = k.runs;
 	spec.check_endpoints = 1;
@@ -2258,13 +2318,17 @@ static const struct command {
 	  "      [--out DIR] [--replay LOG] [--workers N]\n"
 	  "      [--confidence P [--max-runs N] [--endpoint-runs N]]\n"
 	  "      [--failure REGEX] [--apply PATCH]... [--mail-from ADDR]\n"
+	  "      [--base-release ABI --flavour FLAVOUR]\n"
 	  "      Bisect a kernel: build and boot each step in QEMU, to a\n"
 	  "      confidence of 0.95 (the culprit verified) unless given\n"
 	  "      another; --confidence 0 is git's bisection.\n"
 	  "      --apply applies a patch on every step (the fix of another\n"
 	  "      bug that hides the one looked for); a step where it does\n"
 	  "      not apply is skipped, and says so.  The report mail is\n"
-	  "      from ADDR, as with run." },
+	  "      from ADDR, as with run.  --base-release builds with the\n"
+	  "      config of Debian's linux-image-ABI-FLAVOUR (fetched with\n"
+	  "      APT) as the recipe's base; test, verify and build take\n"
+	  "      it too." },
 	{ "test", cmd_test,
 	  "test [--repo DIR] --commit REV --recipe NAME [--test SCRIPT]\n"
 	  "      [--runs N] [--json FILE] [--out DIR]\n"

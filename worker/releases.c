@@ -1390,8 +1390,11 @@ static int report(struct rel_state *st, const struct release *bad,
 		recipe = good->deb ? next_recipe(st, good) : NULL;
 		if (strcmp(bad->upstream, good->upstream) && recipe)
 			next = util_fmt("bisectctl bisect --repo LINUX-STABLE "
-					"--good v%s --bad v%s --recipe %s%s%s",
-					good->upstream, bad->upstream, recipe,
+					"--good v%s --bad v%s --recipe %s "
+					"--base-release %s --flavour %s%s%s",
+					good->upstream, bad->upstream,
+					st->o->recipe->name, good->abi,
+					st->o->flavour,
 					st->o->test ? " --test " : "",
 					st->o->test ? st->o->test : "");
 		if (next && st->o->repo && st->o->bisect_commits &&

@@ -69,7 +69,8 @@ check "and their upstream versions" \
 	'jq_true "$j" ".first_bad_upstream == \"$(version "$first_bad" | cut -d- -f1)\""'
 check "the changelog entries between them" \
 	jq_true "$j" '(.changelog | length) > 0 and (.changelog[0].lines | length) > 0'
-check "a next step" jq_true "$j" '.next_step | length > 0'
+check "a next step: the commits between the tags, with the last good release's config" \
+	jq_true "$j" "(.next_step | test(\"^bisectctl bisect --repo LINUX-STABLE --good v.* --bad v.* --recipe debian-cloud-amd64 --base-release $last_good --flavour $flavour\")) or .first_bad_upstream == .last_good_upstream"
 check "the terminal says the same" \
 	grep -q "^first bad release: $first_bad, linux-image-$first_bad-$flavour " "$SCRATCH/out"
 check "every probe booted the release it names" \

@@ -32,6 +32,13 @@ one_line_error "test needs --commit REV"
 expect_exit 2 "test --commit with an unknown recipe" \
 	"$BISECTCTL" test --repo "$repo" --commit "$GOOD" --recipe nosuch
 one_line_error "unknown recipe 'nosuch'"
+expect_exit 2 "--base-release without --flavour" bisect --recipe tiny \
+	--base-release 6.1.0-47
+one_line_error "--base-release and --flavour go together"
+expect_exit 2 "test --base-release that is not a release" \
+	"$BISECTCTL" test --repo "$repo" --commit "$GOOD" --recipe tiny \
+	--base-release v6.1 --flavour cloud-amd64
+one_line_error "--base-release takes a release such as 6.1.0-47 and --flavour one such as cloud-amd64"
 expect_exit 2 "build --format bogus" "$BISECTCTL" build --repo "$repo" \
 	--commit "$GOOD" --recipe tiny --format bogus
 one_line_error "unknown package format 'bogus': deb or rpm"
