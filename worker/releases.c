@@ -276,7 +276,7 @@ static void need_module(json_t *need, const char *dep, const char *path)
  * installed), so every module is unpacked beside dir first and depmod
  * -b runs there; the modules needed are then linked into dir, and
  * depmod runs again for modprobe in the guest.  Done once: dir.complete
- * marks it.
+ * marks it.  A package without modules leaves no dir.
  */
 static int unpack_modules(struct rel_state *st, struct release *r,
 			  const char *dir)
@@ -294,6 +294,7 @@ static int unpack_modules(struct rel_state *st, struct release *r,
 	struct buf text;
 	struct stat sb;
 	const char *p, *rel;
+	size_t files = 0;
 	int rc;
 
 	buf_init(&text, 64u << 20);
@@ -326,9 +327,15 @@ static int unpack_modules(struct rel_state *st, struct release *r,
 		*slash = '/';
 		if (!rc)
 			rc = arc_read_to_file(a, path);
+		files += !rc;
 		free(path);
 	}
 	arc_close(a);
+	if (!rc && !files) {
+		/* a package without modules: none to add (no dir) */
+		rc = util_write_atomic(stamp, "", 0);
+		goto out;
+	}
 	if (!rc && access(argv[0], X_OK))
 		rc = err_set(ERR_INFRA,
 			     "%s is not installed (package kmod): "
@@ -434,6 +441,10 @@ out:
 				      st->o->flavour, r->version);
 		rc = r->modules ? unpack_modules(st, r, r->modules)
 				: err_set(ERR_NOMEM, "out of memory");
+		if (!rc && stat(r->modules, &sb)) { /* it has none */
+			free(r->modules);
+			r->modules = NULL;
+		}
 	}
 	free(kname);
 	free(cname);
