@@ -389,12 +389,18 @@ static enum MHD_Result submit(struct api *a, struct MHD_Connection *mc,
 }
 
 /*
- * A job is cancelled only by its submitter: a submit token of the same
+ * What only a job's submitter may do to it: a submit token of the same
  * name as the one that submitted it (a job from before owners were
- * kept, by any submit token).
+ * kept, by any submit token).  act runs under the coordinator's lock;
+ * ERR_INPUT from it is a conflict with the job's state (409); wake: it
+ * may queue steps for waiting workers.  The answer is the job as it now
+ * is.
  */
-static enum MHD_Result cancel(struct api *a, struct MHD_Connection *mc,
-			      long long id, const char *owner)
+static enum MHD_Result
+by_submitter(struct api *a, struct MHD_Connection *mc, long long id,
+	     const char *owner, const char *verb,
+	     int (*act)(struct sched *s, long long id, const void *arg),
+	     const void *arg, int wake)
 {
 	struct store_job j;
 	int rc, theirs = 0;
@@ -406,52 +412,61 @@ static enum MHD_Result cancel(struct api *a, struct MHD_Connection *mc,
 		store_job_release(&j);
 	}
 	if (!rc && !theirs)
-		rc = sched_cancel(a->c->sched, id);
+		rc = act(a->c->sched, id, arg);
 	pthread_mutex_unlock(&a->c->lock);
-	if (theirs)
-		return error_reply(mc, MHD_HTTP_FORBIDDEN,
-				   "this job was submitted with another "
-				   "token: only its submitter may cancel it");
+	if (theirs) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg),
+			 "this job was submitted with another token: only "
+			 "its submitter may %s",
+			 verb);
+		return error_reply(mc, MHD_HTTP_FORBIDDEN, msg);
+	}
 	if (rc == ERR_INPUT)
 		return error_reply(mc, MHD_HTTP_CONFLICT, err_last());
 	if (rc)
 		return error_reply(mc, status_for(rc), err_last());
+	if (wake) /* the steps it queued go to waiting workers */
+		api_dispatch(a);
 	return get_job(a, mc, id);
 }
 
-/*
- * The submitter's answer on the release a manual releases job waits for
- * (the same owner rule as cancelling): the job as it now is.
- */
+static int act_cancel(struct sched *s, long long id, const void *arg)
+{
+	(void)arg;
+	return sched_cancel(s, id);
+}
+
+static enum MHD_Result cancel(struct api *a, struct MHD_Connection *mc,
+			      long long id, const char *owner)
+{
+	return by_submitter(a, mc, id, owner, "cancel it", act_cancel, NULL, 0);
+}
+
+/* {"release", "verdict"} of a manual releases job's answer */
+struct answer {
+	char release[25], verdict[5];
+};
+
+static int act_answer(struct sched *s, long long id, const void *arg)
+{
+	const struct answer *an = arg;
+
+	return sched_answer(s, id, an->release, an->verdict);
+}
+
+/* The submitter's answer on the release a manual releases job waits for. */
 static enum MHD_Result answer(struct api *a, struct MHD_Connection *mc,
 			      struct conn *cn, long long id)
 {
-	char release[25], verdict[5];
-	struct store_job j;
-	int rc, theirs = 0;
+	struct answer an;
+	int rc = job_answer_parse(buf_str(&cn->body), cn->body.len, an.release,
+				  an.verdict);
 
-	if ((rc = job_answer_parse(buf_str(&cn->body), cn->body.len, release,
-				   verdict)))
-		return error_reply(mc, status_for(rc), err_last());
-	pthread_mutex_lock(&a->c->lock);
-	rc = store_job_get(a->c->store, id, &j);
-	if (!rc) {
-		theirs = j.owner && strcmp(j.owner, cn->owner);
-		store_job_release(&j);
-	}
-	if (!rc && !theirs)
-		rc = sched_answer(a->c->sched, id, release, verdict);
-	pthread_mutex_unlock(&a->c->lock);
-	if (theirs)
-		return error_reply(mc, MHD_HTTP_FORBIDDEN,
-				   "this job was submitted with another "
-				   "token: only its submitter may answer");
-	if (rc == ERR_INPUT)
-		return error_reply(mc, MHD_HTTP_CONFLICT, err_last());
 	if (rc)
 		return error_reply(mc, status_for(rc), err_last());
-	api_dispatch(a);
-	return get_job(a, mc, id);
+	return by_submitter(a, mc, id, cn->owner, "answer", act_answer, &an, 1);
 }
 
 static enum MHD_Result bisect_log(struct api *a, struct MHD_Connection *mc,

@@ -676,6 +676,50 @@ static json_t *commit_level_of(struct store *st, const char *outcome)
 	return out;
 }
 
+/*
+ * A releases job's "releases": the release-level bisection as the worker
+ * of its last step wrote it (last_good_release, first_bad_release, their
+ * versions, the probes, the changelog), with its commit level; and by
+ * hand, while no answer came after that step, the release to install
+ * next as "waiting_for".
+ */
+static void put_releases(json_t *o, struct store *st, const struct store_job *j,
+			 const struct store_step *steps, size_t n)
+{
+	json_t *rel, *cl;
+	int answered = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		json_t *r = steps[i].state == STEP_DONE && steps[i].result
+				    ? json_loads(steps[i].result, 0, NULL)
+				    : NULL;
+
+		rel = json_object_get(r, "releases");
+		if (!strcmp(steps[i].role, "answer"))
+			answered = 1;
+		if (json_is_object(rel)) {
+			json_object_set(o, "releases", rel);
+			answered = 0;
+		}
+		json_decref(r);
+	}
+	rel = json_object_get(o, "releases");
+	if (!rel)
+		return;
+	if ((cl = commit_level_of(st, j->outcome)))
+		json_object_set_new(rel, "commit_level", cl);
+	if (j->state == JOB_RUNNING && !answered &&
+	    json_is_string(json_object_get(rel, "next_release")))
+		json_object_set_new(
+			o, "waiting_for",
+			json_pack("{s:O, s:O?, s:O?}", "release",
+				  json_object_get(rel, "next_release"),
+				  "version",
+				  json_object_get(rel, "next_version"),
+				  "install", json_object_get(rel, "install")));
+}
+
 char *report_job(struct store *st, const struct store_job *j,
 		 const struct store_step *steps, size_t n, int full)
 {
@@ -717,43 +761,8 @@ char *report_job(struct store *st, const struct store_job *j,
 		json_object_set_new(o, "steps", arr);
 		json_object_set_new(o, "rounds", json_integer(rounds));
 	}
-	for (i = 0; full && !strcmp(j->type, "releases") && i < n; i++) {
-		/* the release-level bisection as the worker wrote it:
-		 * last_good_release, first_bad_release, their versions,
-		 * the probes, the changelog; by hand, the release to
-		 * install next until it is answered */
-		json_t *r = steps[i].state == STEP_DONE && steps[i].result
-				    ? json_loads(steps[i].result, 0, NULL)
-				    : NULL;
-		json_t *rel = json_object_get(r, "releases");
-
-		if (!strcmp(steps[i].role, "answer"))
-			json_object_del(o, "waiting_for");
-		if (json_is_object(rel)) {
-			json_t *cl = commit_level_of(st, j->outcome);
-
-			if (cl)
-				json_object_set_new(rel, "commit_level", cl);
-			json_object_set(o, "releases", rel);
-			json_object_del(o, "waiting_for");
-			if (j->state == JOB_RUNNING &&
-			    json_is_string(
-				    json_object_get(rel, "next_release")))
-				json_object_set_new(
-					o, "waiting_for",
-					json_pack(
-						"{s:O, s:O?, s:O?}", "release",
-						json_object_get(rel,
-								"next_release"),
-						"version",
-						json_object_get(rel,
-								"next_version"),
-						"install",
-						json_object_get(rel,
-								"install")));
-		}
-		json_decref(r);
-	}
+	if (full && !strcmp(j->type, "releases"))
+		put_releases(o, st, j, steps, n);
 	s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	return s;

@@ -1315,6 +1315,52 @@ out:
 	return rc;
 }
 
+/* Where a manual releases job stands, from its steps (oldest first). */
+struct manual_at {
+	const struct store_step *last; /* the last releases step that ran */
+	size_t answers, infra;	       /* since that one */
+	int pending;		       /* a releases step not done yet */
+	int abort;		       /* an infra failure not to retry */
+	char title[256];	       /* of the last infra failure */
+};
+
+static void manual_at(const struct store_step *steps, size_t n,
+		      struct manual_at *m)
+{
+	size_t i;
+
+	memset(m, 0, sizeof(*m));
+	for (i = 0; i < n; i++) {
+		const struct store_step *st = &steps[i];
+
+		if (!strcmp(st->role, "answer") && st->state == STEP_DONE) {
+			m->answers++;
+		} else if (strcmp(st->role, "releases") ||
+			   st->state == STEP_CANCELLED) {
+			continue;
+		} else if (st->state != STEP_DONE) {
+			m->pending = 1;
+		} else if (!strcmp(st->verdict, "infra")) {
+			char *t = job_json_string(st->result, "title");
+
+			m->infra++;
+			m->abort |= job_json_true(st->result, "abort");
+			snprintf(m->title, sizeof(m->title), "%s", t ? t : "");
+			free(t);
+		} else {
+			m->last = st;
+			m->answers = m->infra = 0;
+		}
+	}
+}
+
+/* 1 when the job waits for its submitter's answer on m's last step. */
+static int manual_waits(const struct manual_at *m)
+{
+	return !m->pending && m->last && !strcmp(m->last->verdict, "good") &&
+	       !m->answers && !m->infra;
+}
+
 /*
  * A manual releases job: nothing is booted.  Each releases step names
  * the release to install next (its verdict good: waiting), the
@@ -1325,51 +1371,30 @@ out:
  */
 static int plan_manual(struct plan *p)
 {
-	const struct store_step *last = NULL;
-	size_t i, answers = 0, infra = 0;
-	int abort_ = 0, rc;
-	char title[256] = "";
+	struct manual_at m;
+	int rc;
 	long long id;
 
-	for (i = 0; i < p->nsteps; i++) {
-		const struct store_step *st = &p->steps[i];
-
-		if (!strcmp(st->role, "answer") && st->state == STEP_DONE) {
-			answers++;
-		} else if (strcmp(st->role, "releases") ||
-			   st->state == STEP_CANCELLED) {
-			continue;
-		} else if (st->state != STEP_DONE) {
-			return 0; /* the worker has it */
-		} else if (!strcmp(st->verdict, "infra")) {
-			char *t = job_json_string(st->result, "title");
-
-			infra++;
-			abort_ |= job_json_true(st->result, "abort");
-			snprintf(title, sizeof(title), "%s", t ? t : "");
-			free(t);
-		} else {
-			last = st;
-			answers = infra = 0;
-		}
-	}
-	if (abort_ || infra >= 2)
-		return end_job(p, JOB_FAILED, abort_ ? "error" : "infra", NULL,
-			       title) < 0
+	manual_at(p->steps, p->nsteps, &m);
+	if (m.pending)
+		return 0; /* the worker has it */
+	if (m.abort || m.infra >= 2)
+		return end_job(p, JOB_FAILED, m.abort ? "error" : "infra", NULL,
+			       m.title) < 0
 			       ? ERR_INFRA
 			       : 0;
-	if (last && !strcmp(last->verdict, "bad"))
+	if (m.last && !strcmp(m.last->verdict, "bad"))
 		return end_job(p, JOB_DONE, "found", NULL, NULL) < 0 ? ERR_INFRA
 								     : 0;
-	if (last && !strcmp(last->verdict, "skip")) {
-		char *t = job_json_string(last->result, "title");
+	if (m.last && !strcmp(m.last->verdict, "skip")) {
+		char *t = job_json_string(m.last->result, "title");
 
 		rc = end_job(p, JOB_DONE, "ambiguous", NULL, t);
 		free(t);
 		return rc < 0 ? ERR_INFRA : 0;
 	}
-	if (last && !answers && !infra)
-		return 0; /* waiting for the submitter's answer */
+	if (manual_waits(&m))
+		return 0; /* for the submitter's answer */
 	rc = store_step_insert(p->s->store, &id, p->jc->id, RELEASES_HEX,
 			       "releases", p->round, 0, "");
 	if (!rc)
@@ -2548,12 +2573,13 @@ int sched_poll(struct sched *s, long long worker, char **assignment)
 int sched_answer(struct sched *s, long long id, const char *release,
 		 const char *verdict)
 {
-	struct store_step *steps = NULL, *last = NULL;
+	struct store_step *steps = NULL;
+	struct manual_at m = { 0 };
 	struct store_job job;
 	json_t *r = NULL;
 	const char *next = NULL;
 	char *result = NULL;
-	size_t n = 0, i, answered = 0;
+	size_t n = 0;
 	long long sid;
 	int rc = store_job_get(s->store, id, &job);
 
@@ -2570,18 +2596,13 @@ int sched_answer(struct sched *s, long long id, const char *release,
 	store_job_release(&job);
 	if (!rc)
 		rc = store_steps_of_job(s->store, id, &steps, &n);
-	for (i = 0; !rc && i < n; i++) {
-		if (!strcmp(steps[i].role, "answer"))
-			answered++;
-		else if (!strcmp(steps[i].role, "releases"))
-			last = &steps[i], answered = 0;
-	}
-	if (!rc && last && last->state == STEP_DONE &&
-	    !strcmp(last->verdict, "good") && last->result)
-		r = json_loads(last->result, 0, NULL);
+	if (!rc)
+		manual_at(steps, n, &m);
+	if (!rc && manual_waits(&m) && m.last->result)
+		r = json_loads(m.last->result, 0, NULL);
 	next = json_string_value(json_object_get(json_object_get(r, "releases"),
 						 "next_release"));
-	if (!rc && (!next || answered))
+	if (!rc && !next)
 		rc = err_set(ERR_INPUT,
 			     "job %lld is not waiting for an answer "
 			     "now",
@@ -2598,7 +2619,7 @@ int sched_answer(struct sched *s, long long id, const char *release,
 		rc = err_set(ERR_NOMEM, "out of memory");
 	if (!rc && !(rc = store_begin(s->store))) {
 		rc = store_step_insert(s->store, &sid, id, RELEASES_HEX,
-				       "answer", last->round, 0, "");
+				       "answer", m.last->round, 0, "");
 		if (!rc)
 			rc = store_step_done(s->store, sid, verdict, result, 0);
 		if (rc)

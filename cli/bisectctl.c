@@ -77,10 +77,10 @@ static int usage_error(const char *fmt, ...)
 	return EXIT_INPUT;
 }
 
-/* Options of the kernel-mode commands. */
 /* long options without a letter of their own */
 enum { OPT_BASE_RELEASE = 1001, OPT_FLAVOUR };
 
+/* Options of the kernel-mode commands. */
 struct kernel_opts {
 	const char *recipe;
 	const char *test;
@@ -387,20 +387,38 @@ static int bisect_spec(struct job_spec *spec, const struct common *c,
 	return 0;
 }
 
-/* --base-release and --flavour: both or neither, each a word of its
- * kind. */
+/* A release given with option opt and --flavour: both or neither, each
+ * a word of its kind. */
+static int release_words_ok(const char *release, const char *flavour,
+			    const char *opt)
+{
+	if (!release != !flavour)
+		return err_set(ERR_INPUT, "%s and --flavour go together", opt);
+	if (release && (!job_release_ok(release) || !job_flavour_ok(flavour)))
+		return err_set(ERR_INPUT,
+			       "%s takes a release such as 6.1.0-47 and "
+			       "--flavour one such as cloud-amd64",
+			       opt);
+	return 0;
+}
+
 static int base_release_ok(const struct kernel_opts *k)
 {
-	if (!k->base_release != !k->flavour)
-		return err_set(ERR_INPUT,
-			       "--base-release and --flavour go together");
-	if (k->base_release &&
-	    (!job_release_ok(k->base_release) || !job_flavour_ok(k->flavour)))
-		return err_set(ERR_INPUT,
-			       "--base-release takes a release such as "
-			       "6.1.0-47 and --flavour one such as "
-			       "cloud-amd64");
-	return 0;
+	return release_words_ok(k->base_release, k->flavour, "--base-release");
+}
+
+/* Debian's linux-image-ABI-FLAVOUR, fetched with APT into the cache
+ * (APT's logs beside it): its path into *deb. */
+static int release_deb(const char *flavour, const char *abi, char **deb)
+{
+	char *cache = util_cache_dir();
+	char *dir = cache ? util_fmt("%s/releases", cache) : NULL;
+	int rc = dir ? releases_package(cache, flavour, abi, dir, deb)
+		     : err_set(ERR_INFRA, "no cache directory");
+
+	free(cache);
+	free(dir);
+	return rc;
 }
 
 /*
@@ -880,18 +898,10 @@ static int kernel_setup(struct bisect_ctx *ctx, struct recipe *recipe,
 	if (rc)
 		return rc;
 	if (k->base_release) {
-		/* Debian's package of that release, by APT, in the cache:
-		 * its config is the base (its logs beside it) */
-		char *deb = NULL, *dir;
+		/* that release's package: its config is the base */
+		char *deb = NULL;
 
-		cache = util_cache_dir();
-		dir = cache ? util_fmt("%s/releases", cache) : NULL;
-		rc = dir ? releases_package(cache, k->flavour, k->base_release,
-					    dir, &deb)
-			 : ERR_INFRA;
-		free(cache);
-		free(dir);
-		if (rc)
+		if ((rc = release_deb(k->flavour, k->base_release, &deb)))
 			return rc;
 		free(recipe->base);
 		recipe->base = deb;
@@ -1710,7 +1720,7 @@ static int cmd_config(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *release = NULL, *flavour = NULL;
-	char *deb = NULL, *dir = NULL, *cache = NULL;
+	char *deb = NULL;
 	struct buf b;
 	int opt, rc = 0;
 
@@ -1722,22 +1732,13 @@ static int cmd_config(int argc, char **argv)
 		else
 			return usage_error("bad option for config");
 	}
-	if (!release != !flavour)
-		return usage_error("--release and --flavour go together");
-	if (release && (!job_release_ok(release) || !job_flavour_ok(flavour)))
-		return usage_error("--release takes a release such as 6.1.0-47 "
-				   "and --flavour one such as cloud-amd64");
+	if (release_words_ok(release, flavour, "--release"))
+		return usage_error("%s", err_last());
 	if (optind + (release ? 0 : 1) != argc)
 		return usage_error("config needs exactly one FILE, or "
 				   "--release and --flavour");
-	if (release) {
-		/* Debian's package of that release, by APT, in the cache */
-		dir = make_out_dir(NULL);
-		cache = util_cache_dir();
-		rc = dir && cache ? releases_package(cache, flavour, release,
-						     dir, &deb)
-				  : ERR_INFRA;
-	}
+	if (release)
+		rc = release_deb(flavour, release, &deb);
 	buf_init(&b, 64u << 20);
 	if (!rc)
 		rc = kconfig_read(&b, deb ? deb : argv[optind]);
@@ -1745,8 +1746,6 @@ static int cmd_config(int argc, char **argv)
 		fwrite(b.ptr, 1, b.len, stdout);
 	buf_release(&b);
 	free(deb);
-	free(dir);
-	free(cache);
 	return rc ? fail(rc) : 0;
 }
 
@@ -2037,10 +2036,6 @@ static int releases_commits(const struct releases_opts *o, const char *good,
 	return cmd_bisect(argc, (char **)argv);
 }
 
-/*
- * Bisect Debian's released kernels of one flavour: fetched with APT,
- * booted in QEMU.
- */
 /* The releases job's request: the releases, flavour, runs, confidence,
  * manual and recipe of ro. */
 static int releases_spec(struct job_spec *spec, const struct releases_opts *ro,
@@ -2134,6 +2129,10 @@ static int releases_remote_manual(const struct releases_opts *ro,
 	return rc;
 }
 
+/*
+ * Bisect Debian's released kernels of one flavour: fetched with APT,
+ * booted in QEMU.
+ */
 static int cmd_releases(int argc, char **argv)
 {
 	static const struct option opts[] = {

@@ -238,6 +238,42 @@ static int releases_end(const char *server, const char *token, struct follow *f,
 }
 
 /*
+ * POST body to the API's path, given timeout_s; 0 when bisectd answers
+ * want, else the exit status: 2 when it refused what (a 4xx), 3 when it
+ * failed or could not be reached, said on stderr.  The answer is in out.
+ */
+static int post(const char *server, const char *token, const char *path,
+		const char *body, double timeout_s, long want, const char *what,
+		struct buf *out)
+{
+	char *url = util_fmt("%s/api/v1/%s", server, path);
+	struct http_req r = { .method = "POST",
+			      .url = url,
+			      .token = token,
+			      .body = body,
+			      .len = body ? strlen(body) : 0,
+			      .timeout_s = timeout_s };
+	long status = 0;
+	int rc = url && body ? http_do(&r, &status, out)
+			     : err_set(ERR_NOMEM, "out of memory");
+
+	free(url);
+	if (rc) {
+		fprintf(stderr, "bisectctl: %s\n", err_last());
+		return 3;
+	}
+	if (status != want) {
+		char *msg = job_json_string(buf_str(out), "error");
+
+		fprintf(stderr, "bisectctl: %s refused the %s (HTTP %ld): %s\n",
+			server, what, status, msg ? msg : buf_str(out));
+		free(msg);
+		return status >= 400 && status < 500 ? 2 : 3;
+	}
+	return 0;
+}
+
+/*
  * POST the job; its id into *id.  0, or the exit status when bisectd
  * refused it (2) or could not be reached (3), said on stderr.
  */
@@ -245,41 +281,15 @@ static int submit_job(const char *server, const char *token,
 		      const struct job_spec *spec, struct buf *out,
 		      long long *id)
 {
-	char *body = job_spec_dump(spec), *url;
-	long status = 0;
-	int rc;
+	char *body = job_spec_dump(spec);
+	/* a build of a Debian source version is imported first: give the
+	 * submission time (about a minute the first time) */
+	int rc = post(server, token, "jobs", body, 600, 201, "job", out);
 
-	url = util_fmt("%s/api/v1/jobs", server);
-	{
-		/* a build of a Debian source version is imported first:
-		 * give the submission time (about a minute the first time) */
-		struct http_req r = { .method = "POST",
-				      .url = url,
-				      .token = token,
-				      .body = body,
-				      .len = body ? strlen(body) : 0,
-				      .timeout_s = 600 };
-
-		rc = body && url ? http_do(&r, &status, out)
-				 : err_set(ERR_NOMEM, "out of memory");
-	}
-	free(url);
 	free(body);
-	if (rc) {
-		fprintf(stderr, "bisectctl: %s\n", err_last());
-		return 3;
-	}
-	if (status != 201) {
-		char *msg = job_json_string(buf_str(out), "error");
-
-		fprintf(stderr,
-			"bisectctl: %s refused the job (HTTP %ld): %s\n",
-			server, status, msg ? msg : buf_str(out));
-		free(msg);
-		return status >= 400 && status < 500 ? 2 : 3;
-	}
-	sscanf(buf_str(out), "{\"id\":%lld}", id);
-	return 0;
+	if (!rc)
+		sscanf(buf_str(out), "{\"id\":%lld}", id);
+	return rc;
 }
 
 int remote_run(const char *server, const char *token,
@@ -343,7 +353,8 @@ static long long saved_job(const char *state_path, const char *server)
 static int send_answer(const char *server, const char *token, long long id,
 		       const char *verdict, struct buf *out)
 {
-	char path[64], *release, *url = NULL, *body = NULL;
+	char path[64], *body = NULL;
+	const char *release;
 	long status = 0;
 	json_t *o;
 	int rc;
@@ -355,50 +366,23 @@ static int send_answer(const char *server, const char *token, long long id,
 		return 3;
 	}
 	o = json_loads(buf_str(out), 0, NULL);
-	release = json_string_value(json_object_get(
-			  json_object_get(o, "waiting_for"), "release"))
-			  ? strdup(json_string_value(json_object_get(
-				    json_object_get(o, "waiting_for"),
-				    "release")))
-			  : NULL;
-	json_decref(o);
+	release = json_string_value(
+		json_object_get(json_object_get(o, "waiting_for"), "release"));
 	if (!release) {
 		fprintf(stderr,
 			"bisectctl: job %lld on %s is not waiting for an "
 			"answer\n",
 			id, server);
+		json_decref(o);
 		return 2;
 	}
-	url = util_fmt("%s/api/v1/jobs/%lld/answer", server, id);
 	body = util_fmt("{\"release\":\"%s\",\"verdict\":\"%s\"}", release,
 			verdict);
-	{
-		struct http_req r = { .method = "POST",
-				      .url = url,
-				      .token = token,
-				      .body = body,
-				      .len = body ? strlen(body) : 0 };
-
-		rc = url && body ? http_do(&r, &status, out)
-				 : err_set(ERR_NOMEM, "out of memory");
-	}
-	if (!rc && status != 200) {
-		char *msg = job_json_string(buf_str(out), "error");
-
-		fprintf(stderr,
-			"bisectctl: %s refused the answer (HTTP %ld): "
-			"%s\n",
-			server, status, msg ? msg : buf_str(out));
-		free(msg);
-		rc = status >= 400 && status < 500 ? 2 : 3;
-	} else if (rc) {
-		fprintf(stderr, "bisectctl: %s\n", err_last());
-		rc = 3;
-	} else {
+	snprintf(path, sizeof(path), "jobs/%lld/answer", id);
+	rc = post(server, token, path, body, 0, 200, "answer", out);
+	if (!rc)
 		fprintf(stderr, "bisectctl: %s: %s\n", release, verdict);
-	}
-	free(release);
-	free(url);
+	json_decref(o);
 	free(body);
 	return rc;
 }

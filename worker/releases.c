@@ -269,6 +269,22 @@ static void need_module(json_t *need, const char *dep, const char *path)
 	}
 }
 
+/* The directory path is in, made (path NULL: out of memory). */
+static int mkdir_parent(char *path)
+{
+	char *slash = path ? strrchr(path, '/') : NULL;
+	int rc;
+
+	if (!path)
+		return err_set(ERR_NOMEM, "out of memory");
+	if (!slash)
+		return 0; /* the current directory */
+	*slash = '\0';
+	rc = util_mkdir_p(path);
+	*slash = '/';
+	return rc;
+}
+
 /*
  * The modules the boot needs out of the package into dir (lib/modules/
  * VERSION/...): those boot_module() names and what they depend on.  The
@@ -309,7 +325,7 @@ static int unpack_modules(struct rel_state *st, struct release *r,
 	util_remove_tree(dir);
 	rc = arc_open(&a, r->deb, ARC_DEB);
 	while (!rc && (rc = arc_next(a, &e)) == 1) {
-		char *path, *slash;
+		char *path;
 
 		rc = 0;
 		rel = e.name + strlen(top);
@@ -317,14 +333,7 @@ static int unpack_modules(struct rel_state *st, struct release *r,
 		    strstr(rel, ".."))
 			continue;
 		path = util_fmt("%s/lib/modules/%s/%s", all, kver, rel);
-		if (!path) {
-			rc = err_set(ERR_NOMEM, "out of memory");
-			break;
-		}
-		slash = strrchr(path, '/');
-		*slash = '\0';
-		rc = util_mkdir_p(path);
-		*slash = '/';
+		rc = mkdir_parent(path);
 		if (!rc)
 			rc = arc_read_to_file(a, path);
 		files += !rc;
@@ -367,15 +376,11 @@ static int unpack_modules(struct rel_state *st, struct release *r,
 	{
 		char *from = util_fmt("%s/lib/modules/%s/%s", all, kver, rel);
 		char *to = util_fmt("%s/lib/modules/%s/%s", dir, kver, rel);
-		char *slash = to ? strrchr(to, '/') : NULL;
 
-		if (!rc && (!from || !slash))
+		if (!rc && !from)
 			rc = err_set(ERR_NOMEM, "out of memory");
-		if (!rc) {
-			*slash = '\0';
-			rc = util_mkdir_p(to);
-			*slash = '/';
-		}
+		if (!rc)
+			rc = mkdir_parent(to);
 		if (!rc && access(from, F_OK) == 0 && link(from, to))
 			rc = err_sys(ERR_INFRA, "link '%s'", to);
 		free(from);

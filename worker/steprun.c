@@ -395,6 +395,21 @@ static int tenant_ccache(const char *tenant)
 	return rc;
 }
 
+/*
+ * The job's repository: a path on the coordinator's machine that is not
+ * on this one is fetched from bisectd; a URL is mirrored here.
+ */
+static int open_job_repo(struct gu_repo **out, const struct step_assignment *a,
+			 const struct steprun_env *env)
+{
+	const char *repo = a->spec.repo;
+
+	if (env->server && env->token && !strstr(repo, "://") &&
+	    access(repo, F_OK))
+		return open_served(out, a, env);
+	return open_repo(out, repo, env->cache_dir);
+}
+
 /* The job's recipe, by name, from the worker's recipe directories. */
 static int step_recipe(struct recipe *out, const char *name,
 		       const struct steprun_env *env)
@@ -694,11 +709,7 @@ static int run_releases(struct step_result *st, const struct step_assignment *a,
 		/* Debian's patches are bisected here, on the repository's
 		 * tag; the commits between two upstream versions are
 		 * bisectd's bisect job of their own */
-		if (env->server && env->token && !strstr(sp->repo, "://") &&
-		    access(sp->repo, F_OK))
-			rc = open_served(&h.repo, a, env);
-		else
-			rc = open_repo(&h.repo, sp->repo, env->cache_dir);
+		rc = open_job_repo(&h.repo, a, env);
 		if (rc && rc != ERR_NOMEM) {
 			/* needed only for Debian's patches, which then
 			 * say why they were not bisected */
@@ -789,11 +800,8 @@ int steprun_assignment(struct step_result *st, const struct step_assignment *a,
 			a->spec.repo, a->spec.source, env->cache_dir);
 		rc = srcimport_debian(&repo, &oid, env->cache_dir,
 				      a->spec.source);
-	} else if (!rc && env->server && env->token &&
-		   !strstr(a->spec.repo, "://") && access(a->spec.repo, F_OK)) {
-		rc = open_served(&repo, a, env);
 	} else if (!rc) {
-		rc = open_repo(&repo, a->spec.repo, env->cache_dir);
+		rc = open_job_repo(&repo, a, env);
 	}
 	if (!rc && (rc = gu_oid_parse(&oid, a->commit)) == 0)
 		rc = run_assignment(st, a, env, repo, &oid);

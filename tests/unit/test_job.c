@@ -203,36 +203,43 @@ static void test_job__releases(void **state)
 	refused("{\"type\":\"release\"}", "\"releases\"");
 }
 
+/* json parsed, dumped and parsed again into back. */
+static void round_trip(struct job_spec *back, const char *json)
+{
+	struct job_spec j;
+	char *s;
+
+	spec(&j, json);
+	s = job_spec_dump(&j);
+	assert_non_null(s);
+	spec(back, s);
+	free(s);
+	job_spec_release(&j);
+}
+
 /* A releases job that goes on at the commit level, and the bisect job
  * it leads to: a kernel job with a Debian release's config. */
 static void test_job__commit_level(void **state)
 {
-	struct job_spec j, back;
-	char *s;
+	struct job_spec back;
 
 	(void)state;
-	spec(&j, "{\"type\":\"releases\",\"flavour\":\"cloud-amd64\","
-		 "\"good\":[\"6.1.0-47\"],\"bad\":\"6.1.0-57\","
-		 "\"repo\":\"/r\",\"commit_recipe\":\"tiny\"}");
-	s = job_spec_dump(&j);
-	spec(&back, s);
+	round_trip(&back, "{\"type\":\"releases\",\"flavour\":"
+			  "\"cloud-amd64\",\"good\":[\"6.1.0-47\"],"
+			  "\"bad\":\"6.1.0-57\",\"repo\":\"/r\","
+			  "\"commit_recipe\":\"tiny\"}");
 	assert_string_equal(back.repo, "/r");
 	assert_string_equal(back.commit_recipe, "tiny");
-	free(s);
-	job_spec_release(&j);
 	job_spec_release(&back);
 
-	spec(&j, "{\"type\":\"bisect\",\"repo\":\"/r\",\"good\":[\"a\"],"
-		 "\"bad\":\"b\",\"recipe\":\"debian-cloud-amd64\","
-		 "\"base_release\":\"6.1.0-47\",\"flavour\":\"cloud-amd64\","
-		 "\"releases_job\":7}");
-	s = job_spec_dump(&j);
-	spec(&back, s);
+	round_trip(&back, "{\"type\":\"bisect\",\"repo\":\"/r\","
+			  "\"good\":[\"a\"],\"bad\":\"b\",\"recipe\":"
+			  "\"debian-cloud-amd64\",\"base_release\":"
+			  "\"6.1.0-47\",\"flavour\":\"cloud-amd64\","
+			  "\"releases_job\":7}");
 	assert_string_equal(back.base_release, "6.1.0-47");
 	assert_string_equal(back.flavour, "cloud-amd64");
 	assert_int_equal(back.releases_job, 7);
-	free(s);
-	job_spec_release(&j);
 	job_spec_release(&back);
 
 	refused("{\"type\":\"test\",\"repo\":\"/r\",\"commit\":\"c\","
@@ -271,20 +278,14 @@ static void test_job__manual_releases(void **state)
 		{ "[]", "the body must be a JSON object" },
 	};
 	char release[25], verdict[5];
-	struct job_spec j, back;
+	struct job_spec back;
 	size_t i;
-	char *s;
 
 	(void)state;
-	spec(&j, "{\"type\":\"releases\",\"flavour\":\"cloud-amd64\","
-		 "\"good\":[\"6.1.0-47\"],\"bad\":\"6.1.0-57\","
-		 "\"manual\":true}");
-	assert_true(j.manual);
-	s = job_spec_dump(&j);
-	spec(&back, s);
+	round_trip(&back, "{\"type\":\"releases\",\"flavour\":"
+			  "\"cloud-amd64\",\"good\":[\"6.1.0-47\"],"
+			  "\"bad\":\"6.1.0-57\",\"manual\":true}");
 	assert_true(back.manual);
-	free(s);
-	job_spec_release(&j);
 	job_spec_release(&back);
 	refused("{\"type\":\"releases\",\"flavour\":\"cloud-amd64\","
 		"\"good\":[\"6.1.0-47\"],\"bad\":\"6.1.0-57\","
