@@ -939,13 +939,16 @@ static void kernel_release(struct bisect_ctx *ctx, struct recipe *recipe)
 	free(ctx->work_dir);
 }
 
-/* Take the work directory for this command: create it and lock it. */
+/* Take the work directory for this command: create it, lock it, and
+ * make it this process's (sandbox_claim_work()). */
 static int lock_work_dir(struct bisect_ctx *ctx)
 {
 	int rc = util_mkdir_p(ctx->work_dir);
 
 	if (!rc && (ctx->lock = util_lock_dir(ctx->work_dir)) < 0)
 		rc = ctx->lock;
+	if (!rc)
+		rc = sandbox_claim_work(ctx->work_dir);
 	return rc;
 }
 

@@ -283,11 +283,18 @@ int arc_writer_add_tree(struct arc_writer *w, const char *dir)
 {
 	struct archive *disk = archive_read_disk_new();
 	size_t skip = strlen(dir);
+	struct stat st;
 	int rc = 0, r;
 
 	if (!disk)
 		return err_set(ERR_NOMEM, "out of memory");
 	archive_read_disk_set_standard_lookup(disk);
+	archive_read_disk_set_symlink_physical(disk);
+	if (!lstat(dir, &st) && !S_ISDIR(st.st_mode)) {
+		archive_read_free(disk);
+		w->failed = 1;
+		return err_set(ERR_INPUT, "'%s' is not a directory", dir);
+	}
 	if (archive_read_disk_open(disk, dir) != ARCHIVE_OK) {
 		rc = fail(disk, "cannot read", dir);
 		w->failed = 1;
@@ -313,7 +320,13 @@ int arc_writer_add_tree(struct arc_writer *w, const char *dir)
 		}
 		archive_read_disk_descend(disk);
 		name = archive_entry_pathname(e);
-		if (strlen(name) > skip) {
+		if (archive_entry_filetype(e) == AE_IFREG &&
+		    archive_entry_nlink(e) > 1) {
+			rc = err_set(ERR_INFRA,
+				     "'%s' has more than one name: not packed",
+				     name);
+			w->failed = 1;
+		} else if (strlen(name) > skip) {
 			archive_entry_set_pathname(e, name + skip + 1);
 			archive_entry_set_uid(e, 0);
 			archive_entry_set_gid(e, 0);

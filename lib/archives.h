@@ -75,7 +75,12 @@ int arc_writer_open(struct arc_writer **out, const char *path);
 int arc_writer_add(struct arc_writer *w, const char *name, mode_t mode,
 		   const void *data, size_t len, dev_t rdev);
 
-/* The tree at dir, under its names relative to dir, owned by root. */
+/*
+ * The tree at dir, under its names relative to dir, owned by root.  Links
+ * are packed as links, never followed (nor dir itself when it is one);
+ * a file with more than one name (a hard link, which may be a file from
+ * elsewhere) fails it: the tree may be a build's, made by someone else.
+ */
 int arc_writer_add_tree(struct arc_writer *w, const char *dir);
 
 /*

@@ -125,27 +125,34 @@ char *buf_detach_text(struct buf *b)
 	return buf_detach(b);
 }
 
-int buf_read_file(struct buf *b, const char *path)
+int buf_read_fd(struct buf *b, int fd, const char *name)
 {
 	char chunk[65536];
 	ssize_t n;
-	int fd, rc = 0;
+	int rc = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return err_sys(errno == ENOENT ? ERR_NOTFOUND : ERR_GENERIC,
-			       "cannot open '%s'", path);
 	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			rc = err_sys(ERR_GENERIC, "cannot read '%s'", path);
+			rc = err_sys(ERR_GENERIC, "cannot read '%s'", name);
 			break;
 		}
 		rc = buf_put(b, chunk, (size_t)n);
 		if (rc)
 			break;
 	}
+	return rc;
+}
+
+int buf_read_file(struct buf *b, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return err_sys(errno == ENOENT ? ERR_NOTFOUND : ERR_GENERIC,
+			       "cannot open '%s'", path);
+	rc = buf_read_fd(b, fd, path);
 	close(fd);
 	return rc;
 }

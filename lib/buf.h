@@ -46,5 +46,7 @@ int buf_put_escaped(struct buf *b, const char *s);
 
 /* Read a whole file into b (appending). */
 int buf_read_file(struct buf *b, const char *path);
+/* Append what the descriptor fd gives until its end (name: for errors). */
+int buf_read_fd(struct buf *b, int fd, const char *name);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include <git2.h>
 
+#include "beneath.h"
 #include "error.h"
 #include "gitutil.h"
 #include "util.h"
@@ -374,15 +375,59 @@ void gu_commit_release(struct gu_commit *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* Make dir a repository that borrows objects from src. */
-static int init_worktree(git_repository **out, struct gu_repo *src,
-			 const char *dir)
+/*
+ * The git directory of the worktree in dir: DIR.git, beside it and never
+ * in it, so that nothing that a command or a build leaves in the
+ * checkout (a .git of its own, with a core.worktree elsewhere) is ever
+ * read as the worker's.  Caller frees; NULL when out of memory.
+ */
+static char *worktree_gitdir(const char *dir)
 {
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return util_fmt("%.*s.git", (int)n, dir);
+}
+
+/* Open the git directory gitdir with dir as its work tree, whatever its
+ * configuration says. */
+static int open_gitdir(git_repository **out, const char *gitdir,
+		       const char *dir)
+{
+	if (git_repository_open_ext(out, gitdir,
+				    GIT_REPOSITORY_OPEN_NO_SEARCH |
+					    GIT_REPOSITORY_OPEN_NO_DOTGIT,
+				    NULL) < 0 ||
+	    git_repository_set_workdir(*out, dir, 0) < 0) {
+		git_repository_free(*out);
+		*out = NULL;
+		return git_fail(ERR_INFRA, "cannot open worktree");
+	}
+	return 0;
+}
+
+/* Make gitdir a repository that borrows objects from src, with dir (made
+ * anew) as its work tree, where a .git file names gitdir for the git of
+ * a command. */
+static int init_worktree(git_repository **out, struct gu_repo *src,
+			 const char *dir, const char *gitdir)
+{
+	git_repository_init_options o;
 	git_repository *repo = NULL;
 	char path[4200];
 	FILE *f;
+	int rc;
 
-	if (git_repository_init(&repo, dir, 0) < 0)
+	if ((rc = util_remove_tree(dir)) || (rc = util_remove_tree(gitdir)) ||
+	    (rc = util_mkdir_p(dir)))
+		return rc;
+	git_repository_init_options_init(&o,
+					 GIT_REPOSITORY_INIT_OPTIONS_VERSION);
+	o.flags =
+		GIT_REPOSITORY_INIT_MKPATH | GIT_REPOSITORY_INIT_NO_DOTGIT_DIR;
+	o.workdir_path = dir;
+	if (git_repository_init_ext(&repo, gitdir, &o) < 0)
 		return git_fail(ERR_INFRA, "cannot create worktree");
 	snprintf(path, sizeof(path), "%s/objects/info/alternates",
 		 git_repository_path(repo));
@@ -393,9 +438,7 @@ static int init_worktree(git_repository **out, struct gu_repo *src,
 	fprintf(f, "%sobjects\n", gu_gitdir(src));
 	if (fclose(f))
 		return err_sys(ERR_INFRA, "cannot write '%s'", path);
-	if (git_repository_open(out, dir) < 0)
-		return git_fail(ERR_INFRA, "cannot open worktree");
-	return 0;
+	return open_gitdir(out, gitdir, dir);
 }
 
 /* A fresh worktree has no HEAD yet, which is fine: checkout needs none. */
@@ -411,29 +454,46 @@ static int head_is_readable(git_repository *repo)
 	return ok;
 }
 
-/* Open the worktree repository in dir, making it on first use. */
+/* Open the worktree repository of dir, making it on first use. */
 static int open_worktree(git_repository **out, struct gu_repo *r,
 			 const char *dir)
 {
-	char gitdir[4200];
+	char *gitdir = worktree_gitdir(dir);
 	struct stat st;
 	int rc = 0;
 
 	*out = NULL;
-	snprintf(gitdir, sizeof(gitdir), "%s/.git", dir);
-	if (stat(gitdir, &st) == 0) {
-		rc = git_repository_open(out, dir) < 0
-			     ? git_fail(ERR_INFRA, "cannot open worktree")
-			     : 0;
+	if (!gitdir)
+		return err_set(ERR_NOMEM, "out of memory");
+	if (lstat(gitdir, &st) == 0 && S_ISDIR(st.st_mode)) {
+		rc = open_gitdir(out, gitdir, dir);
 		if (!rc && !head_is_readable(*out)) {
 			/* its commit is gone (history rewritten): start over */
 			git_repository_free(*out);
 			*out = NULL;
-			rc = util_remove_tree(dir);
 		}
 	}
+	/* (a checkout without one, from before the git directory moved
+	 * beside it, is made anew too) */
 	if (!rc && !*out)
-		rc = init_worktree(out, r, dir);
+		rc = init_worktree(out, r, dir, gitdir);
+	free(gitdir);
+	return rc;
+}
+
+int gu_open_worktree(struct gu_repo **out, const char *dir)
+{
+	char *gitdir = worktree_gitdir(dir);
+	struct gu_repo *r = calloc(1, sizeof(*r));
+	int rc = gitdir && r ? open_gitdir(&r->repo, gitdir, dir)
+			     : err_set(ERR_NOMEM, "out of memory");
+
+	free(gitdir);
+	if (rc) {
+		free(r);
+		r = NULL;
+	}
+	*out = r;
 	return rc;
 }
 
@@ -497,6 +557,59 @@ static int moved_paths(git_strarray *paths, int *whole, git_repository *repo,
 	return rc;
 }
 
+/* The worktree in dir, and its index: the links its checkout wrote. */
+struct own_links {
+	const char *dir;
+	git_index *index;
+};
+
+/* beneath_own_fn: the link at rel is the one the index holds there (a
+ * committed link, as the last checkout wrote it) */
+static int own_link(const char *rel, void *payload)
+{
+	const struct own_links *o = payload;
+	const git_index_entry *e = git_index_get_bypath(o->index, rel, 0);
+	char *path, target[4096];
+	ssize_t n;
+	git_oid id;
+
+	if (!e || e->mode != GIT_FILEMODE_LINK)
+		return 0;
+	path = util_fmt("%s/%s", o->dir, rel);
+	n = path ? readlink(path, target, sizeof(target)) : -1;
+	free(path);
+	return n >= 0 && (size_t)n < sizeof(target) &&
+	       git_odb_hash(&id, target, (size_t)n, GIT_OBJECT_BLOB) == 0 &&
+	       git_oid_equal(&id, &e->id);
+}
+
+/*
+ * Before libgit2 writes into dir, which a command may have been lent:
+ * beneath_clear() each of paths (or, for a whole checkout, the whole
+ * tree), keeping the committed links as they were checked out.
+ */
+static int clear_worktree(git_repository *repo, const char *dir, int whole,
+			  const git_strarray *paths)
+{
+	struct own_links o = { dir, NULL };
+	size_t i;
+	int rc = 0;
+
+	if (git_repository_index(&o.index, repo) < 0)
+		return git_fail(ERR_INFRA, "cannot read the worktree's index");
+	if (whole)
+		rc = beneath_clear_tree(dir, own_link, &o);
+	for (i = 0; !whole && i < paths->count && !rc; i++) {
+		char *p = util_fmt("%s/%s", dir, paths->strings[i]);
+
+		rc = p ? beneath_clear(dir, p, own_link, &o)
+		       : err_set(ERR_NOMEM, "out of memory");
+		free(p);
+	}
+	git_index_free(o.index);
+	return rc;
+}
+
 /*
  * Check commit oid out into the worktree in dir.  From a commit it moves
  * as git checkout does: only the paths in which the two trees differ are
@@ -536,6 +649,12 @@ int gu_checkout(struct gu_repo *r, const char *dir, const struct gu_oid *oid)
 		goto out;
 	}
 	close(fd);
+	/* libgit2 writes through what it finds on the way: nothing that a
+	 * command left in the tree (a link where a directory of the commit
+	 * goes, a link or a hard link where its file goes) may be there */
+	rc = clear_worktree(repo, dir, whole, &paths);
+	if (rc)
+		goto out;
 	git_checkout_options_init(&opts, GIT_CHECKOUT_OPTIONS_VERSION);
 	opts.checkout_strategy = GIT_CHECKOUT_FORCE;
 	if (!whole) {

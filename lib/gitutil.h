@@ -166,12 +166,18 @@ int gu_trailers(const char *message,
 		void *payload);
 
 /*
- * Check oid out into dir, a work tree with its own git directory that
- * borrows r's objects (like `git clone --shared`): r itself is never
- * written to.  Only files that differ are rewritten, so make's timestamps
- * stay valid for incremental builds.
+ * Check oid out into dir, a work tree with its own git directory (DIR.git,
+ * beside it) that borrows r's objects (like `git clone --shared`): r
+ * itself is never written to.  Only files that differ are rewritten, so
+ * make's timestamps stay valid for incremental builds.  What is on the
+ * way to a file it writes is never followed: a link, a hard link or a
+ * special file there (which a command lent the tree may have left) is
+ * removed first.
  */
 int gu_checkout(struct gu_repo *r, const char *dir, const struct gu_oid *oid);
+/* The repository of the worktree in dir (its git directory is DIR.git,
+ * beside it), as gu_checkout() made it. */
+int gu_open_worktree(struct gu_repo **out, const char *dir);
 
 /*
  * Apply patches (unified diffs, or mbox files from git format-patch) in

@@ -276,6 +276,10 @@ static int chown_one(const char *path, const struct stat *st, int flag,
 	if (chown_keep && ftw->level == 1 &&
 	    !strcmp(path + ftw->base, chown_keep))
 		return flag == FTW_D ? FTW_SKIP_SUBTREE : FTW_CONTINUE;
+	/* a hard link may be a name of a file outside the tree, whose
+	 * owner must not change: it goes */
+	if (!S_ISDIR(st->st_mode) && st->st_nlink > 1)
+		return unlink(path) ? FTW_STOP : FTW_CONTINUE;
 	if (st->st_uid == chown_uid && st->st_gid == chown_gid)
 		return FTW_CONTINUE;
 	return lchown(path, chown_uid, chown_gid) ? FTW_STOP : FTW_CONTINUE;

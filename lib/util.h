@@ -67,8 +67,10 @@ int util_remove_tree(const char *path);
 /*
  * Give a tree (links themselves, not what they name; not its top-level
  * entry named keep, nor across mounts) to uid and gid: a checkout lent
- * to a command's user (keep ".git"), then taken back; a build's work
- * directory given to the build's user (keep "src").  Not thread-safe.
+ * to a command's user, then taken back; a build's output directory
+ * given to the build's user.  A hard link (a file with more than one
+ * name, which may be a file outside the tree) is removed, not given.
+ * Not thread-safe.
  */
 int util_chown_tree(const char *path, const char *keep, uid_t uid, gid_t gid);
 

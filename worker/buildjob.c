@@ -250,7 +250,7 @@ int buildjob_run(struct buildjob_result *r, const struct buildjob_spec *b)
 		struct gu_repo *w = NULL;
 
 		version = package_kernel_version(b->repo, &poid);
-		if (!version && !gu_open(&w, src))
+		if (!version && !gu_open_worktree(&w, src))
 			version = package_kernel_version(w, &poid);
 		gu_close(w);
 	}

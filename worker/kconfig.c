@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "archives.h"
+#include "beneath.h"
 #include "error.h"
 #include "util.h"
 #include "kconfig.h"
@@ -315,7 +316,7 @@ static int run_make(const struct recipe *r, const char *src_dir,
 
 int kconfig_prepare(const struct recipe *r, const char *src_dir,
 		    const char *build_dir, const char *log_path,
-		    struct buf *notes, const char *sandbox)
+		    struct buf *notes, const char *work_dir, int sandbox)
 {
 	struct buf config, frag, wanted, final;
 	char *dotconfig = util_fmt("%s/.config", build_dir);
@@ -333,9 +334,9 @@ int kconfig_prepare(const struct recipe *r, const char *src_dir,
 		goto out;
 	if (is_target) {
 		rc = run_make(r, src_dir, build_dir, r->base, log_path,
-			      sandbox);
+			      sandbox ? work_dir : NULL);
 		if (!rc)
-			rc = buf_read_file(&config, dotconfig);
+			rc = beneath_read(&config, work_dir, dotconfig);
 	} else {
 		rc = kconfig_read(&config, r->base);
 	}
@@ -352,12 +353,12 @@ int kconfig_prepare(const struct recipe *r, const char *src_dir,
 		rc = merge_fragment(&config, buf_str(&frag), &wanted);
 	}
 	if (!rc)
-		rc = util_write_atomic(dotconfig, config.ptr, config.len);
+		rc = beneath_write(work_dir, dotconfig, config.ptr, config.len);
 	if (!rc)
 		rc = run_make(r, src_dir, build_dir, "olddefconfig", log_path,
-			      sandbox);
+			      sandbox ? work_dir : NULL);
 	if (!rc)
-		rc = buf_read_file(&final, dotconfig);
+		rc = beneath_read(&final, work_dir, dotconfig);
 	if (!rc)
 		check_dropped(buf_str(&final), buf_str(&wanted), notes);
 out:

@@ -14,11 +14,13 @@
  * was handled and per fragment option that olddefconfig dropped.
  * ERR_GENERIC when make failed on this tree's Kconfig files, ERR_INFRA
  * when it could not run, ERR_INPUT when the recipe's files are missing.
- * With sandbox (the work directory), make runs in the sandbox.
+ * build_dir lies below work_dir, which is the caller's: what the build
+ * wrote there is read and written without following its links
+ * (beneath.h).  With sandbox, make runs in the sandbox of work_dir.
  */
 int kconfig_prepare(const struct recipe *r, const char *src_dir,
 		    const char *build_dir, const char *log_path,
-		    struct buf *notes, const char *sandbox);
+		    struct buf *notes, const char *work_dir, int sandbox);
 
 /*
  * Read a config into out: a config file (plain, xz, gzip, ...), or the one

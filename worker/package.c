@@ -17,21 +17,26 @@
  *        6.1.192~bisectd.ID, below 6.1.192 for rpm (a second make, since
  *        the release is part of the image)
  *
- * bindeb-pkg writes into the parent of O=, binrpm-pkg under the _topdir
- * given in RPMOPTS; the files are moved to the output directory.  A
+ * bindeb-pkg writes into the parent of O= (the work directory's out/,
+ * the only one its build writes), binrpm-pkg under the _topdir given in
+ * RPMOPTS (out/rpmbuild); the files are moved to the output directory,
+ * without following a link that the build may have left on the way.  A
  * -dbg package (CONFIG_DEBUG_INFO) is removed unless it was asked for.
  */
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "beneath.h"
 #include "error.h"
 #include "util.h"
 #include "package.h"
 #include "pipeline.h"
+#include "sandbox.h"
 
 static int add_file(struct package_result *r, const char *name)
 {
@@ -46,46 +51,45 @@ static int add_file(struct package_result *r, const char *name)
 	return 0;
 }
 
-static int regular_file(const char *path)
-{
-	struct stat st;
-
-	return !lstat(path, &st) && S_ISREG(st.st_mode);
-}
-
-int package_collect(struct package_result *r, const char *dir,
+int package_collect(struct package_result *r, const char *base, const char *dir,
 		    const char *suffix, const char *out, int dbg)
 {
-	DIR *d = opendir(dir);
+	int dfd = beneath_open(base, dir, O_RDONLY | O_DIRECTORY, 0), rc = 0;
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
 	struct dirent *e;
-	int rc = 0;
 
-	if (!d)
-		return 0;
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		/* none made; or a link on the way, which is not followed */
+		return dfd == ERR_NOTFOUND ? 0
+		       : dfd >= 0 ? err_sys(ERR_INFRA, "cannot read '%s'", dir)
+				  : dfd;
+	}
 	while (!rc && (e = readdir(d))) {
 		size_t len = strlen(e->d_name), sl = strlen(suffix);
-		char *from, *to;
+		struct stat st;
+		char *to;
 
 		if (len <= sl || strcmp(e->d_name + len - sl, suffix))
 			continue;
-		from = util_fmt("%s/%s", dir, e->d_name);
-		to = util_fmt("%s/%s", out, e->d_name);
-		if (!from || !to)
+		if (!(to = util_fmt("%s/%s", out, e->d_name))) {
 			rc = err_set(ERR_NOMEM, "out of memory");
-		else if (!regular_file(from)) {
+		} else if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+			   !S_ISREG(st.st_mode) || st.st_nlink != 1) {
 			/* made in the sandbox: a link would hand out a file
 			 * of this machine */
 			rc = err_set(ERR_GENERIC,
 				     "package '%s' is not a regular file",
 				     e->d_name);
-			unlink(from);
-		} else if (!dbg && strstr(e->d_name, "-dbg"))
-			unlink(from);
-		else if (rename(from, to))
-			rc = err_sys(ERR_INFRA, "cannot move '%s'", from);
-		else
+			unlinkat(dfd, e->d_name, 0);
+		} else if (!dbg && strstr(e->d_name, "-dbg")) {
+			unlinkat(dfd, e->d_name, 0);
+		} else if (renameat(dfd, e->d_name, AT_FDCWD, to)) {
+			rc = err_sys(ERR_INFRA, "cannot move '%s'", e->d_name);
+		} else {
 			rc = add_file(r, e->d_name);
-		free(from);
+		}
 		free(to);
 	}
 	closedir(d);
@@ -128,11 +132,21 @@ static void tidy(const char *dir)
 	remove_suffixed(dir, junk, 2);
 }
 
-void package_clean(const char *dir)
+/* Where bindeb-pkg writes in work_dir: beside O=, in the build's out/.
+ * Caller frees. */
+static char *deb_dir(const char *work_dir)
+{
+	return util_fmt("%s/" SANDBOX_OUT, work_dir);
+}
+
+void package_clean(const char *work_dir)
 {
 	static const char *const all[] = { ".deb", ".buildinfo", ".changes" };
+	char *dir = deb_dir(work_dir);
 
-	remove_suffixed(dir, all, 3);
+	if (dir)
+		remove_suffixed(dir, all, 3);
+	free(dir);
 }
 
 /* The value of "NAME = value" in a Makefile's text, or "". */
@@ -229,35 +243,35 @@ static int make_packages(const struct step_spec *s, const char *target,
 static int sign_image(const struct step_spec *s, const struct package_spec *p)
 {
 	struct proc_result pr;
-	char *image = util_fmt("%s/build/%s", s->work_dir, s->recipe->image);
-	char *signed_image = util_fmt("%s.signed", image ? image : "");
-	int rc = image && signed_image ? pipeline_make(s, s->recipe->targets,
-						       NULL, p->log, &pr)
-				       : err_set(ERR_NOMEM, "out of memory");
+	char *image = util_fmt("%s/" SANDBOX_OUT "/build/%s", s->work_dir,
+			       s->recipe->image);
+	/* sbsign works on copies of the worker's, never in the build's
+	 * directory, where the signed image goes back as a new file */
+	char *plain = util_fmt("%s/image.unsigned", p->out_dir);
+	char *signed_image = util_fmt("%s/image.signed", p->out_dir);
+	struct buf b;
+	int rc = image && plain && signed_image
+			 ? pipeline_make(s, s->recipe->targets, NULL, p->log,
+					 &pr)
+			 : err_set(ERR_NOMEM, "out of memory");
 
+	buf_init(&b, 1u << 30);
 	if (!rc && (!pr.exited || pr.status))
 		rc = err_set(ERR_GENERIC, "make failed before signing (see %s)",
 			     p->log);
-	if (!rc) {
+	if (!rc)
+		rc = beneath_copy(s->work_dir, image, plain);
+	if (!rc && !(rc = buf_read_file(&b, plain)) &&
+	    (b.len < 2 || b.ptr[0] != 'M' || b.ptr[1] != 'Z'))
 		/* only an EFI stub image (a PE file: "MZ") can be signed */
-		FILE *f = fopen(image, "rb");
-		char magic[2] = { 0, 0 };
-
-		if (!f || fread(magic, 1, 2, f) != 2)
-			rc = err_sys(ERR_INFRA, "cannot read '%s'", image);
-		else if (magic[0] != 'M' || magic[1] != 'Z')
-			rc = err_set(ERR_INPUT,
-				     "the kernel image is not an EFI image "
-				     "(the recipe's config has no "
-				     "CONFIG_EFI_STUB): it cannot be signed "
-				     "for Secure Boot");
-		if (f)
-			fclose(f);
-	}
+		rc = err_set(ERR_INPUT, "the kernel image is not an EFI image "
+					"(the recipe's config has no "
+					"CONFIG_EFI_STUB): it cannot be signed "
+					"for Secure Boot");
 	if (!rc) {
 		const char *argv[] = { "sbsign",     "--key",	   p->sign_key,
 				       "--cert",     p->sign_cert, "--output",
-				       signed_image, image,	   NULL };
+				       signed_image, plain,	   NULL };
 		struct proc_opts o = { .log_path = p->log, .append = 1 };
 
 		rc = proc_run(&pr, argv, &o);
@@ -265,9 +279,16 @@ static int sign_image(const struct step_spec *s, const struct package_spec *p)
 			rc = err_set(ERR_INFRA, "sbsign failed (see %s)",
 				     p->log);
 	}
-	if (!rc && rename(signed_image, image))
-		rc = err_sys(ERR_INFRA, "cannot replace '%s'", image);
+	buf_reset(&b);
+	if (!rc && !(rc = buf_read_file(&b, signed_image)))
+		rc = beneath_write(s->work_dir, image, b.ptr, b.len);
+	if (plain)
+		unlink(plain);
+	if (signed_image)
+		unlink(signed_image);
+	buf_release(&b);
 	free(image);
+	free(plain);
 	free(signed_image);
 	return rc;
 }
@@ -276,7 +297,7 @@ int package_build(struct package_result *out, const struct package_spec *p)
 {
 	struct step_spec s = *p->step;
 	char *version, *lv = NULL, *vars = NULL, *env = NULL, *top = NULL;
-	char *rpms = NULL;
+	char *rpms = NULL, *debs = NULL;
 	double t0 = util_now();
 	int rc;
 
@@ -304,10 +325,14 @@ int package_build(struct package_result *out, const struct package_spec *p)
 		if (!rc && !p->deb_built)
 			rc = make_packages(&s, "bindeb-pkg", vars, NULL,
 					   p->log);
+		debs = deb_dir(p->step->work_dir);
+		if (!rc && !debs)
+			rc = err_set(ERR_NOMEM, "out of memory");
 		if (!rc)
-			rc = package_collect(out, p->step->work_dir, ".deb",
-					     p->out_dir, p->dbg);
-		tidy(p->step->work_dir);
+			rc = package_collect(out, p->step->work_dir, debs,
+					     ".deb", p->out_dir, p->dbg);
+		if (debs)
+			tidy(debs);
 		free(lv);
 		free(vars);
 		lv = vars = NULL;
@@ -315,7 +340,8 @@ int package_build(struct package_result *out, const struct package_spec *p)
 	if (!rc && p->rpm) {
 		lv = util_fmt("~bisectd.%s", p->id);
 		out->rpm_version = util_fmt("%s~bisectd.%s", version, p->id);
-		top = util_fmt("%s/rpmbuild", p->step->work_dir);
+		top = util_fmt("%s/" SANDBOX_OUT "/rpmbuild",
+			       p->step->work_dir);
 		env = util_fmt("RPMOPTS=--define '_topdir %s'", top);
 		rpms = util_fmt("%s/RPMS/%s", top, "x86_64");
 		s.localversion = lv;
@@ -329,8 +355,8 @@ int package_build(struct package_result *out, const struct package_spec *p)
 			rc = make_packages(&s, "binrpm-pkg", "", env, p->log);
 		}
 		if (!rc)
-			rc = package_collect(out, rpms, ".rpm", p->out_dir,
-					     p->dbg);
+			rc = package_collect(out, p->step->work_dir, rpms,
+					     ".rpm", p->out_dir, p->dbg);
 		if (top)
 			util_remove_tree(top);
 	}
@@ -341,6 +367,7 @@ int package_build(struct package_result *out, const struct package_spec *p)
 	free(env);
 	free(top);
 	free(rpms);
+	free(debs);
 	if (!rc && out->nfiles == 0)
 		rc = err_set(ERR_INFRA, "the kernel's package targets made no "
 					"package");

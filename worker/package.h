@@ -30,15 +30,17 @@ struct package_spec {
 int package_build(struct package_result *out, const struct package_spec *p);
 /* "VERSION.PATCHLEVEL.SUBLEVEL EXTRAVERSION" of commit's top Makefile. */
 char *package_kernel_version(struct gu_repo *repo, const struct gu_oid *commit);
-/* Remove packages and what bindeb-pkg leaves beside them from dir. */
-void package_clean(const char *dir);
+/* Remove packages and what bindeb-pkg leaves beside them from the work
+ * directory work_dir (its out/). */
+void package_clean(const char *work_dir);
 /*
  * Move every file of dir ending in suffix to out (-dbg ones are removed
  * unless dbg), adding their names to r.  dir is written by the build's
- * sandbox: a package that is not a regular file (a link to a file of
- * this machine) fails it, and is removed.
+ * sandbox: it is opened below base (the caller's) without following a
+ * link, and a package that is not a regular file of its own (a link or
+ * a hard link to a file of this machine) fails it, and is removed.
  */
-int package_collect(struct package_result *r, const char *dir,
+int package_collect(struct package_result *r, const char *base, const char *dir,
 		    const char *suffix, const char *out, int dbg);
 
 #endif

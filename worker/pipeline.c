@@ -4,8 +4,10 @@
  * Design.  A step runs in two directories.  work_dir persists across
  * steps of the same (repository, recipe): src/ is a worktree that
  * gu_checkout() moves from commit to commit, rewriting only the files that
- * differ, and build/ is make's O= directory, so that each step rebuilds
- * incrementally (and ccache catches what make does not).  step_dir is the
+ * differ, and out/build/ is make's O= directory, so that each step
+ * rebuilds incrementally (and ccache catches what make does not).  The
+ * build writes only out/ (sandbox.c); the worker reads from it without
+ * following links, and boots its own copy of the image (work_dir/image).  step_dir is the
  * step's own: build.log, config, console-N.log, qemu-N.log.
  *
  *   checkout --fail--> infra
@@ -31,6 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "beneath.h"
 #include "digest.h"
 #include "error.h"
 #include "job.h"
@@ -244,7 +247,7 @@ int pipeline_make(const struct step_spec *s, const char *targets,
 		  const char *env, const char *log, struct proc_result *pr)
 {
 	char *src = util_fmt("%s/src", s->work_dir),
-	     *build = util_fmt("%s/build", s->work_dir);
+	     *build = util_fmt("%s/" SANDBOX_OUT "/build", s->work_dir);
 	int rc = src && build ? make_env(s, src, build, targets, log, pr, env,
 					 NULL, 0)
 			      : err_set(ERR_NOMEM, "out of memory");
@@ -507,7 +510,7 @@ static int do_config(struct pipeline_result *out, const struct step_spec *s,
 		goto out; /* no Kconfig or recipe change since the last step */
 	unlink(stamp);
 	rc = kconfig_prepare(s->recipe, src, build, out->build_log, notes,
-			     s->sandbox ? s->work_dir : NULL);
+			     s->work_dir, s->sandbox);
 	if (!rc)
 		write_stamp(s, stamp, hash);
 out:
@@ -538,7 +541,7 @@ static int cache_key(char key[KCACHE_KEYSZ + 1], const struct step_spec *s)
 		 * has it */
 		char *src = util_fmt("%s/src", s->work_dir);
 		struct gu_repo *w = NULL;
-		int rc = src ? gu_open(&w, src) : ERR_NOMEM;
+		int rc = src ? gu_open_worktree(&w, src) : ERR_NOMEM;
 
 		if (!rc)
 			rc = gu_tree_hex(w, &s->commit, tree);
@@ -557,9 +560,9 @@ int pipeline_run(struct pipeline_result *out, const struct step_spec *s)
 	struct kcache_entry hit = { 0 };
 	int cacheable = cache_key(key, s);
 	char *src = util_fmt("%s/src", s->work_dir);
-	char *build = util_fmt("%s/build", s->work_dir);
-	char *moddir = util_fmt("%s/modroot", s->work_dir);
-	char *kernel = NULL, *initrd = NULL, *config = NULL;
+	char *build = util_fmt("%s/" SANDBOX_OUT "/build", s->work_dir);
+	char *moddir = util_fmt("%s/" SANDBOX_OUT "/modroot", s->work_dir);
+	char *kernel = NULL, *initrd = NULL, *config = NULL, *built = NULL;
 	struct buf notes, cfg;
 	double t0;
 	int rc;
@@ -624,21 +627,26 @@ int pipeline_run(struct pipeline_result *out, const struct step_spec *s)
 	}
 	if (rc)
 		goto out;
+	/* the build's files are read without following its links, and
+	 * what boots is the worker's copy of its image */
 	config = util_fmt("%s/.config", build);
-	if (config && !buf_read_file(&cfg, config))
+	if (config && !beneath_read(&cfg, s->work_dir, config))
 		util_write_atomic(out->config_path, cfg.ptr, cfg.len);
 
 	if (do_build(out, s, src, build, moddir))
 		goto out;
 
-	kernel = util_fmt("%s/%s", build, s->recipe->image);
-	if (!kernel || digest_file_hex(out->image_sha256, kernel)) {
+	built = util_fmt("%s/%s", build, s->recipe->image);
+	kernel = util_fmt("%s/" SANDBOX_IMAGE, s->work_dir);
+	if (!built || !kernel || beneath_copy(s->work_dir, built, kernel) ||
+	    digest_file_hex(out->image_sha256, kernel)) {
 		out->verdict = VERDICT_INFRA;
-		set_text(&out->title, kernel ? err_last() : "out of memory");
+		set_text(&out->title,
+			 built && kernel ? err_last() : "out of memory");
 		goto out;
 	}
 	if (cacheable && config)
-		kcache_store(key, kernel, config, out->image_sha256);
+		kcache_store(key, kernel, out->config_path, out->image_sha256);
 boot:
 	/* in work_dir, not step_dir: with modules it is large, and each
 	 * step would keep one */
@@ -662,6 +670,7 @@ out:
 	free(build);
 	free(moddir);
 	free(kernel);
+	free(built);
 	free(initrd);
 	free(config);
 	kcache_entry_release(&hit);

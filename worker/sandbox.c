@@ -1,6 +1,7 @@
 /*
  * The sandbox for builds of untrusted patches: bubblewrap (bwrap), with
- * every namespace new (no network: only a loopback that is down), the
+ * every namespace new (no network: only a loopback of its own, which
+ * bubblewrap brings up and which reaches nothing else), the
  * whole file system read-only but for the work directory (the tree, O=,
  * where the packages are made) and ccache's directory, a private /tmp
  * and /var/tmp, and empty /root, /home and hidden directories
@@ -9,15 +10,27 @@
  * patched Makefile or Kconfig script runs can write to nothing else and
  * reach nothing.
  *
+ * What it writes: the work directory's out/ (make's O= directory is
+ * out/build, bindeb-pkg's packages land in out/, binrpm-pkg's under
+ * out/rpmbuild, modules_install's in out/modroot), and nothing else of
+ * the work directory, which stays the worker's: the checkout src/, its
+ * git directory src.git, and the files the worker makes (the config
+ * stamp, the initramfs, the copy of the image it boots) cannot be
+ * replaced by the build.  What the worker takes from out/ it reads
+ * without following links (beneath.h).
+ *
  * Who it runs as: a worker that is root gives its builds a real user of
  * their own (sandbox_build_user(); setpriv, no user namespace), as it
  * does commands: root's files stay root's.  Without one (bisectctl, a
  * worker that is not root) a build runs as nobody in a user namespace,
  * which outside it is the caller.
  */
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -64,8 +77,9 @@ size_t sandbox_netns_words(const char **argv, char *buf, size_t size,
 /* What differs between a build's sandbox and a command's. */
 struct words {
 	const char *work_dir;
-	int with_ccache;
+	int build; /* a build's: ccache's directory, and only out/ writable */
 	const char *ro_dir;	/* also readable (a command's git objects) */
+	const char *ro_dir2;	/* and its checkout's git directory */
 	const char *const *env; /* NULL: the build's environment, kept */
 	const struct sandbox_user *user; /* NULL: a build's */
 	const char *netns; /* a network namespace to run in, or NULL */
@@ -75,11 +89,11 @@ struct words {
  * Directories that lead to path, made traversable (0755) where they are
  * made anew (below a tmpfs such as /tmp or a hidden directory; bwrap
  * would make them 0700, which only root may cross).  Up to 12 per path,
- * three paths.
+ * four paths.
  */
 static size_t ancestors(const char **argv, const char *path, int which)
 {
-	static char dirs[3][12][4096];
+	static char dirs[4][12][4096];
 	const char *p = path;
 	size_t n = 0, k = 0;
 
@@ -112,7 +126,7 @@ static const char *ccache_dir(void)
 static size_t sandbox_words(const char **argv, const struct words *w)
 {
 	static char ids[2][32];
-	const char *cd = w->with_ccache ? ccache_dir() : NULL;
+	const char *cd = w->build ? ccache_dir() : NULL;
 	/* a real user, or nobody in a user namespace (root outside it) */
 	int real = w->user && w->user->uid;
 	size_t n = 0, i;
@@ -211,6 +225,8 @@ static size_t sandbox_words(const char **argv, const struct words *w)
 	}
 	if (w->ro_dir)
 		n += ancestors(argv + n, w->ro_dir, 0);
+	if (w->ro_dir2)
+		n += ancestors(argv + n, w->ro_dir2, 3);
 	n += ancestors(argv + n, w->work_dir, 1);
 	if (cd)
 		n += ancestors(argv + n, cd, 2);
@@ -219,9 +235,27 @@ static size_t sandbox_words(const char **argv, const struct words *w)
 		argv[n++] = w->ro_dir;
 		argv[n++] = w->ro_dir;
 	}
-	argv[n++] = "--bind";
-	argv[n++] = w->work_dir;
-	argv[n++] = w->work_dir;
+	if (w->ro_dir2) {
+		argv[n++] = "--ro-bind";
+		argv[n++] = w->ro_dir2;
+		argv[n++] = w->ro_dir2;
+	}
+	if (w->build) {
+		/* a build: its work directory read-only but for out/ */
+		static char out[4200];
+
+		snprintf(out, sizeof(out), "%s/" SANDBOX_OUT, w->work_dir);
+		argv[n++] = "--ro-bind";
+		argv[n++] = w->work_dir;
+		argv[n++] = w->work_dir;
+		argv[n++] = "--bind";
+		argv[n++] = out;
+		argv[n++] = out;
+	} else {
+		argv[n++] = "--bind";
+		argv[n++] = w->work_dir;
+		argv[n++] = w->work_dir;
+	}
 	if (cd && util_mkdir_p(cd) == 0) {
 		argv[n++] = "--bind";
 		argv[n++] = cd;
@@ -254,18 +288,20 @@ int sandbox_argv(const char **argv, size_t *n, const char *work_dir,
 		 const char *netns)
 {
 	const struct words w = { .work_dir = work_dir,
-				 .with_ccache = 1,
+				 .build = 1,
 				 .user = builder.uid ? &builder : NULL,
 				 .netns = netns };
-	int rc = 0;
+	char *out = util_fmt("%s/" SANDBOX_OUT, work_dir);
+	int rc = out ? util_mkdir_p(out) : err_set(ERR_NOMEM, "out of memory");
 
-	if (builder.uid || geteuid() == 0) {
+	if (!rc && (builder.uid || geteuid() == 0)) {
 		/* the build's user (outside any user namespace: a real one,
-		 * or root for nobody in a user namespace) writes its work
-		 * directory and ccache's, which an earlier build of the
-		 * other kind may have left as its own; the checkout stays
-		 * the caller's, readable, and a worker's per-submitter
-		 * caches (tenant/) are left to their builds */
+		 * or root for nobody in a user namespace) writes the work
+		 * directory's out/ and ccache's directory, which an earlier
+		 * build of the other kind may have left as its own; the
+		 * work directory itself and the rest of it (the checkout)
+		 * stay the caller's, and a worker's per-submitter caches
+		 * (tenant/) are left to their builds */
 		uid_t uid = builder.uid ? builder.uid : geteuid();
 		gid_t gid = builder.uid ? builder.gid : getegid();
 		const char *cd = ccache_dir();
@@ -273,22 +309,83 @@ int sandbox_argv(const char **argv, size_t *n, const char *work_dir,
 		rc = cd ? util_mkdir_p(cd)
 			: err_set(ERR_NOMEM, "out of memory");
 		if (!rc)
-			rc = util_chown_tree(work_dir, "src", uid, gid);
+			rc = util_chown_tree(out, NULL, uid, gid);
 		if (!rc)
 			rc = util_chown_tree(cd, "tenant", uid, gid);
 	}
+	free(out);
 	if (!rc)
 		*n = sandbox_words(argv, &w);
 	return rc;
 }
 
+/* What a work directory holds besides its build's out/: the caller's. */
+static int own_entry(const char *name)
+{
+	static const char *const names[] = { "src",	     "src.git",
+					     "config.stamp", "initramfs.cpio",
+					     SANDBOX_IMAGE,  "helpers" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (!strcmp(name, names[i]))
+			return 1;
+	return 0;
+}
+
+int sandbox_claim_work(const char *work_dir)
+{
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+	int rc = 0;
+
+	if (lstat(work_dir, &st) == 0 &&
+	    (!S_ISDIR(st.st_mode) || st.st_uid != geteuid()))
+		rc = util_remove_tree(work_dir);
+	if (!rc)
+		rc = util_mkdir_p(work_dir);
+	if (!rc && chmod(work_dir, 0755))
+		rc = err_sys(ERR_INFRA, "chmod '%s'", work_dir);
+	if (rc)
+		return rc;
+	if (!(d = opendir(work_dir)))
+		return err_sys(ERR_INFRA, "cannot read '%s'", work_dir);
+	while (!rc && (e = readdir(d))) {
+		int keep;
+		char *p;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW)) {
+			rc = err_sys(ERR_INFRA, "cannot stat '%s/%s'", work_dir,
+				     e->d_name);
+			break;
+		}
+		keep = !strcmp(e->d_name, SANDBOX_OUT)
+			       ? S_ISDIR(st.st_mode)
+			       : own_entry(e->d_name) && !S_ISLNK(st.st_mode) &&
+					 st.st_uid == geteuid();
+		if (keep)
+			continue;
+		p = util_fmt("%s/%s", work_dir, e->d_name);
+		rc = p ? util_remove_tree(p)
+		       : err_set(ERR_NOMEM, "out of memory");
+		free(p);
+	}
+	closedir(d);
+	return rc;
+}
+
 size_t sandbox_command_argv(const char **argv, const char *work_dir,
-			    const char *repo_dir, const char *const *env,
+			    const char *repo_dir, const char *work_git,
+			    const char *const *env,
 			    const struct sandbox_user *user)
 {
 	static const char *const none[] = { NULL };
 	const struct words w = { .work_dir = work_dir,
 				 .ro_dir = repo_dir,
+				 .ro_dir2 = work_git,
 				 .env = env ? env : none,
 				 .user = user };
 

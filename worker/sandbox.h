@@ -9,18 +9,29 @@
 
 /*
  * The sandbox's command words (bwrap and its options, ending in "--")
- * for a build that may write only in work_dir and ccache's directory:
- * put them before the command; *n gets their count, at most
- * SANDBOX_WORDS.  When the caller is root, work_dir but its src/ and
- * ccache's directory are first given to the build's user outside the
- * sandbox: the build user (sandbox_build_user()), else root.  With
+ * for a build that may write only in work_dir's out/ and ccache's
+ * directory: put them before the command; *n gets their count, at most
+ * SANDBOX_WORDS.  When the caller is root, work_dir/out and ccache's
+ * directory are first given to the build's user outside the sandbox:
+ * the build user (sandbox_build_user()), else root.  With
  * netns (a path for nsenter --net=), the build runs in that network
  * namespace (icecc's compile servers, helpers.h) instead of one with
  * only a loopback.  Not reentrant.
  */
 #define SANDBOX_WORDS 256
+/* The one directory of a work directory that its build writes, and the
+ * image that the worker copies out of it to boot. */
+#define SANDBOX_OUT "out"
+#define SANDBOX_IMAGE "image"
 int sandbox_argv(const char **argv, size_t *n, const char *work_dir,
 		 const char *netns);
+/*
+ * Make work_dir the caller's before a step uses it: the directory itself
+ * and everything in it but out/ (a link, or a file of someone else's,
+ * from a build of before out/ was its only place, is removed).  Under
+ * the work directory's lock, with no build running.
+ */
+int sandbox_claim_work(const char *work_dir);
 /*
  * The words that run a command in the network namespace at netns
  * (nsenter --net=NETNS --) into argv, buf (size bytes) holding the
@@ -46,12 +57,14 @@ struct sandbox_user {
  * The same for a command from the network: no ccache to write to, and an
  * environment of its own (PATH, HOME=/tmp, LANG=C.UTF-8 and each
  * "NAME=value" of env), nothing of the worker's; repo_dir (the git
- * directory whose objects the work tree borrows) readable.  It runs as
+ * directory whose objects the work tree borrows) and work_git (the work
+ * tree's own git directory, beside it; or NULL) readable.  It runs as
  * user's real uid and gid (setpriv), without capabilities, groups or a
  * user namespace: the worker's files are not its own.
  */
 size_t sandbox_command_argv(const char **argv, const char *work_dir,
-			    const char *repo_dir, const char *const *env,
+			    const char *repo_dir, const char *work_git,
+			    const char *const *env,
 			    const struct sandbox_user *user);
 /*
  * Hide dir (a signing key's, the worker's cache) from every later

@@ -42,44 +42,46 @@ char *steprun_repo_key(struct gu_repo *repo)
  * and its processes where no pids cgroup counts them) and in the
  * sandbox, as the command user, without network unless it asked for it
  * and this worker gives it, with BISECT_COMMIT as all of its
- * environment from here.  NULL when out of memory.
+ * environment from here.  owned gets the strings that the words point
+ * to, which the caller frees.  NULL when out of memory.
  */
 static const char **command_argv(const char *command, const char *worktree,
 				 const char *gitdir, const char *env_commit,
 				 const struct steprun_env *env, int network,
-				 char **limits)
+				 char *owned[3])
 {
 	const char **argv = calloc(SANDBOX_WORDS + 8, sizeof(*argv));
 	const char *const senv[] = { env_commit, NULL };
 	size_t n = 0;
 
-	limits[0] = limits[1] = NULL;
+	owned[0] = owned[1] = owned[2] = NULL;
 	if (!argv)
 		return NULL;
 	if (env && env->sandbox_commands) {
 		struct sandbox_user user = { env->command_uid, env->command_gid,
 					     network };
 
-		limits[0] =
-			util_fmt("--as=%lld",
-				 (long long)(env->command_memory_mb > 0
-						     ? env->command_memory_mb
-						     : 4096)
-					 << 20);
+		/* the checkout's own git directory, beside it (gitutil.c) */
+		owned[2] = util_fmt("%s.git", worktree);
+		owned[0] = util_fmt("--as=%lld",
+				    (long long)(env->command_memory_mb > 0
+							? env->command_memory_mb
+							: 4096)
+					    << 20);
 		if (env->command_procs && !proc_pids_root())
-			limits[1] = util_fmt("--nproc=%u", env->command_procs);
-		if (!limits[0] ||
-		    (env->command_procs && !proc_pids_root() && !limits[1])) {
+			owned[1] = util_fmt("--nproc=%u", env->command_procs);
+		if (!owned[0] || !owned[2] ||
+		    (env->command_procs && !proc_pids_root() && !owned[1])) {
 			free(argv);
 			return NULL;
 		}
 		argv[n++] = "prlimit";
-		argv[n++] = limits[0];
-		if (limits[1])
-			argv[n++] = limits[1];
+		argv[n++] = owned[0];
+		if (owned[1])
+			argv[n++] = owned[1];
 		argv[n++] = "--";
-		n += sandbox_command_argv(argv + n, worktree, gitdir, senv,
-					  &user);
+		n += sandbox_command_argv(argv + n, worktree, gitdir, owned[2],
+					  senv, &user);
 	}
 	argv[n++] = "sh";
 	argv[n++] = "-c";
@@ -93,7 +95,7 @@ int steprun_command(struct step_result *st, struct gu_repo *repo,
 		    const char *command, int network, const char *log,
 		    const struct steprun_env *senv)
 {
-	char hex[GU_HEXSZ + 1], *env_commit, *limits[2];
+	char hex[GU_HEXSZ + 1], *env_commit, *owned[3];
 	int sandboxed = senv && senv->sandbox_commands;
 	int lend = sandboxed && senv->command_uid; /* the checkout */
 	const char **argv;
@@ -102,7 +104,7 @@ int steprun_command(struct step_result *st, struct gu_repo *repo,
 
 	gu_oid_hex(hex, commit);
 	/* (a worker killed while a command ran left the tree lent out) */
-	rc = lend ? util_chown_tree(worktree, ".git", geteuid(), getegid()) : 0;
+	rc = lend ? util_chown_tree(worktree, NULL, geteuid(), getegid()) : 0;
 	if (!rc)
 		rc = gu_checkout(repo, worktree, commit);
 	if (rc)
@@ -114,7 +116,7 @@ int steprun_command(struct step_result *st, struct gu_repo *repo,
 		return err_set(ERR_NOMEM, "out of memory");
 	}
 	argv = command_argv(command, worktree, gu_gitdir(repo), env_commit,
-			    senv, network, limits);
+			    senv, network, owned);
 	if (!argv) {
 		free(env_commit);
 		return err_set(ERR_NOMEM, "out of memory");
@@ -122,7 +124,7 @@ int steprun_command(struct step_result *st, struct gu_repo *repo,
 	/* the checkout is the command user's while it runs (not its .git),
 	 * then the worker's again */
 	if (lend)
-		rc = util_chown_tree(worktree, ".git", senv->command_uid,
+		rc = util_chown_tree(worktree, NULL, senv->command_uid,
 				     senv->command_gid);
 	if (!rc) {
 		const char *env[] = { env_commit, NULL };
@@ -139,14 +141,15 @@ int steprun_command(struct step_result *st, struct gu_repo *repo,
 	}
 	if (lend) {
 		int back =
-			util_chown_tree(worktree, ".git", geteuid(), getegid());
+			util_chown_tree(worktree, NULL, geteuid(), getegid());
 
 		rc = rc ? rc : back;
 	}
 	free(env_commit);
 	free(argv);
-	free(limits[0]);
-	free(limits[1]);
+	free(owned[0]);
+	free(owned[1]);
+	free(owned[2]);
 	if (rc)
 		return rc;
 	if (pr.exec_failed)
@@ -508,6 +511,8 @@ static int run_assignment(struct step_result *st,
 	if (!rc && (rc = util_mkdir_p(work)) == 0 &&
 	    (lock = util_lock_dir(work)) < 0)
 		rc = lock;
+	if (!rc)
+		rc = sandbox_claim_work(work);
 	if (!rc && !strcmp(sp->type, "build"))
 		rc = run_build(st, sp, env, repo, oid, &recipe, work, path);
 	else if (!rc &&

@@ -39,6 +39,9 @@ check "none of the worker's environment (its token) reaches it" \
 run_cmd "! curl -s -m 3 -o /dev/null $URL/api/v1/health"
 check "it cannot reach the network, not even bisectd on loopback" \
 	jq_true "$SCRATCH/job" '.result == "good"'
+run_cmd '[ "$(ip -o link | wc -l)" = 1 ] && ip -o link show lo | grep -q "[<,]UP[,>]"'
+check "its network namespace holds only a loopback of its own, up" \
+	jq_true "$SCRATCH/job" '.result == "good"'
 run_cmd "touch '$repo/pwned' 2> /dev/null; ! touch /etc/bisectd-pwned 2> /dev/null"
 check "it cannot write outside its checkout" \
 	'jq_true "$SCRATCH/job" ".result == \"good\"" && [ ! -e "$repo/pwned" ] &&

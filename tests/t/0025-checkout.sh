@@ -3,7 +3,8 @@
 # and the tree each step sees is still exactly its commit's: files
 # changed, added, deleted, made executable, turned into symlinks, a file
 # that becomes a directory and back.  A checkout that was interrupted
-# (its marker left in the worktree's .git) is followed by a whole one.
+# (its marker left in the worktree's git directory, beside it) is
+# followed by a whole one.
 . "$(dirname "$0")/../lib.sh"
 
 repo=$SCRATCH/repo
@@ -77,10 +78,10 @@ echo scribbled > "$work/stable.txt"
 check "a move rewrites only what differs (a scribble elsewhere stays)" \
 	'[ "$(cat "$work/stable.txt")" = scribbled ] && [ -n "$(ls "$SCRATCH" | grep "^have\.")" ]'
 rm -f "$SCRATCH"/have.* "$SCRATCH"/want.*
-: > "$work/.git/bisectd-checkout"
+: > "$work.git/bisectd-checkout"
 expect_exit 0 "a bisection after an interrupted checkout" \
 	"$BISECTCTL" run --repo "$repo" --good "$GOOD" --bad "$BAD" \
 	-- "$SCRATCH/exact"
 check "its first checkout was whole: every step saw its commit's tree" \
-	'[ "$(cat "$work/stable.txt")" = stable ] && [ -z "$(ls "$SCRATCH" | grep "^have\.")" ] && [ ! -e "$work/.git/bisectd-checkout" ]'
+	'[ "$(cat "$work/stable.txt")" = stable ] && [ -z "$(ls "$SCRATCH" | grep "^have\.")" ] && [ ! -e "$work.git/bisectd-checkout" ]'
 done_testing

@@ -61,7 +61,8 @@ static void test_package__regular_files_move(void **state)
 	put(d.work, "linux-image-6.1.0_1_amd64.deb", "deb");
 	put(d.work, "linux-image-6.1.0-dbg_1_amd64.deb", "dbg");
 	put(d.work, "build.log", "log");
-	assert_int_equal(package_collect(&r, d.work, ".deb", d.out, 0), 0);
+	assert_int_equal(package_collect(&r, d.top, d.work, ".deb", d.out, 0),
+			 0);
 	assert_int_equal(r.nfiles, 1);
 	assert_string_equal(r.files[0], "linux-image-6.1.0_1_amd64.deb");
 	assert_true(exists(d.out, "linux-image-6.1.0_1_amd64.deb"));
@@ -83,7 +84,8 @@ static void test_package__a_link_is_refused(void **state)
 	put(d.top, "secret", "the worker's own file");
 	link = util_fmt("%s/linux-image_1_amd64.deb", d.work);
 	assert_int_equal(symlink("../secret", link), 0);
-	assert_int_not_equal(package_collect(&r, d.work, ".deb", d.out, 0), 0);
+	assert_int_not_equal(
+		package_collect(&r, d.top, d.work, ".deb", d.out, 0), 0);
 	assert_non_null(strstr(err_last(), "not a regular file"));
 	assert_int_equal(r.nfiles, 0);
 	assert_false(exists(d.out, "linux-image_1_amd64.deb"));
@@ -94,11 +96,67 @@ static void test_package__a_link_is_refused(void **state)
 	util_remove_tree(d.top);
 }
 
+static void test_package__a_hard_link_is_refused(void **state)
+{
+	struct package_result r = { 0 };
+	char *from, *to;
+	struct dirs d;
+
+	(void)state;
+	make_dirs(&d);
+	put(d.top, "secret", "the worker's own file");
+	from = util_fmt("%s/secret", d.top);
+	to = util_fmt("%s/linux-image_1_amd64.deb", d.work);
+	assert_int_equal(link(from, to), 0);
+	assert_int_not_equal(
+		package_collect(&r, d.top, d.work, ".deb", d.out, 0), 0);
+	assert_non_null(strstr(err_last(), "not a regular file"));
+	assert_false(exists(d.out, "linux-image_1_amd64.deb"));
+	assert_true(exists(d.top, "secret"));
+	package_result_release(&r);
+	free(from);
+	free(to);
+	util_remove_tree(d.top);
+}
+
+/* rpmbuild's RPMS/x86_64 is below what the build wrote: a link on the
+ * way to it is not followed */
+static void test_package__a_link_on_the_way_is_refused(void **state)
+{
+	struct package_result r = { 0 };
+	char *elsewhere, *link, *rpms, *rpms_there;
+	struct dirs d;
+
+	(void)state;
+	make_dirs(&d);
+	elsewhere = util_fmt("%s/elsewhere", d.top);
+	link = util_fmt("%s/rpmbuild", d.work);
+	rpms = util_fmt("%s/rpmbuild/RPMS", d.work);
+	assert_int_equal(mkdir(elsewhere, 0755), 0);
+	assert_int_equal(
+		util_mkdir_p(rpms_there = util_fmt("%s/RPMS", elsewhere)), 0);
+	put(rpms_there, "x.rpm", "the worker's own file");
+	assert_int_equal(symlink(elsewhere, link), 0);
+	assert_int_not_equal(package_collect(&r, d.top, rpms, ".rpm", d.out, 0),
+			     0);
+	assert_non_null(strstr(err_last(), "link"));
+	assert_int_equal(r.nfiles, 0);
+	assert_true(exists(rpms_there, "x.rpm"));
+	package_result_release(&r);
+	free(rpms_there);
+	free(elsewhere);
+	free(link);
+	free(rpms);
+	util_remove_tree(d.top);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_package__regular_files_move),
 		cmocka_unit_test(test_package__a_link_is_refused),
+		cmocka_unit_test(test_package__a_hard_link_is_refused),
+		cmocka_unit_test(test_package__a_link_on_the_way_is_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -140,7 +140,8 @@ static void test_sandbox__command_user_cannot_read_roots_file(void **state)
 		skip();
 	assert_int_not_equal(
 		cat_secret(argv,
-			   sandbox_command_argv(argv, top, NULL, NULL, &nobody),
+			   sandbox_command_argv(argv, top, NULL, NULL, NULL,
+						&nobody),
 			   &leaked),
 		0);
 	assert_false(leaked);
@@ -169,11 +170,13 @@ static void test_sandbox__build_cannot_read_hidden_file(void **state)
 static void test_sandbox__build_user_writes_only_its_build(void **state)
 {
 	const char *argv[SANDBOX_WORDS + 8];
-	char *built = util_fmt("%s/build/vmlinux", work),
+	char *built = util_fmt("%s/" SANDBOX_OUT "/build/vmlinux", work),
 	     *tracked = util_fmt("%s/src/Makefile", work),
 	     *script = util_fmt("cat %s; id -u; echo new > %s && "
-				"! echo evil 2>/dev/null > %s",
-				secret2, built, tracked);
+				"! echo evil 2>/dev/null > %s && "
+				"! mv %s/src %s/src.old 2>/dev/null && "
+				"! ln -s / %s/planted 2>/dev/null && echo held",
+				secret2, built, tracked, work, work, work);
 	struct buf out;
 	struct stat st;
 	size_t n = 0;
@@ -200,6 +203,10 @@ static void test_sandbox__build_user_writes_only_its_build(void **state)
 	assert_int_equal(sh_in(argv, n, script, &out), 0);
 	assert_null(strstr(buf_str(&out), "worker-secret"));
 	assert_non_null(strstr(buf_str(&out), "65534\n"));
+	/* nor to replace its checkout, or to leave anything beside out/ */
+	assert_non_null(strstr(buf_str(&out), "held\n"));
+	assert_int_equal(lstat(work, &st), 0);
+	assert_int_equal(st.st_uid, 0);
 	buf_reset(&out);
 	assert_int_equal(buf_read_file(&out, built), 0);
 	assert_string_equal(buf_str(&out), "new\n");
@@ -236,7 +243,7 @@ static void test_sandbox__cache_shows_only_the_steps_own(void **state)
 	assert_null(strstr(buf_str(&out), "other-job"));
 	assert_non_null(strstr(buf_str(&out), work));
 	/* a command's sandbox too, its repository bound back */
-	n = sandbox_command_argv(argv, work, mirror, NULL, &nobody);
+	n = sandbox_command_argv(argv, work, mirror, NULL, NULL, &nobody);
 	assert_int_not_equal(sh_in(argv, n, script, &out), 0);
 	assert_null(strstr(buf_str(&out), "other-job"));
 	assert_non_null(strstr(buf_str(&out), work));
