@@ -303,6 +303,15 @@ static int run_build(struct step_result *st, const struct job_spec *sp,
 	for (i = 0; i < sp->npatches; i++)
 		lens[i] = strlen(sp->patch_texts[i]);
 	rc = buildjob_run(&r, &bs);
+	if (rc == ERR_INPUT) {
+		/* a patch that does not apply (a hunk, a path no tree may
+		 * hold) is the submitter's: the job fails saying so, as a
+		 * tree that does not build does, and is not tried again */
+		buildjob_release(&r);
+		st->verdict = VERDICT_SKIP;
+		st->title = strdup(err_last());
+		return st->title ? 0 : err_set(ERR_NOMEM, "out of memory");
+	}
 	if (rc) {
 		buildjob_release(&r);
 		return rc;

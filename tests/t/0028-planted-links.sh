@@ -101,6 +101,17 @@ check "and its checkout is still the worker's directory" \
 	'src=$(find "$BISECTD_CACHE/work" -maxdepth 2 -name src | head -n 1) &&
 	 [ -n "$src" ] && [ ! -L "$src" ] && [ "$(stat -c %u "$src")" = 0 ] &&
 	 [ "$(stat -c %u "$(dirname "$src")")" = 0 ]'
+
+# A patch whose path no tree may hold is the submitter's error: the job
+# fails saying so, at once, and is not tried again as infra.
+id=$(submit "$(jq -nc --arg r "$evil" --arg c "$(git -C "$evil" rev-parse HEAD)" \
+	--arg p "$(printf -- '--- /dev/null\n+++ b/../escape\n@@ -0,0 +1 @@\n+x\n')" \
+	'{type: "build", repo: $r, commit: $c, recipe: "tiny",
+	  patches: [{name: "escape.patch", text: $p}]}')")
+wait_job "$id" 120
+check "a patch to a path outside the tree fails its job as the patch's fault" \
+	'jq_true "$SCRATCH/job" ".state == \"failed\" and .result != \"infra\" and
+		(.reason | test(\"escape.patch\")) and (.steps | length) == 1"'
 check "bisectd and the worker are still up" \
 	'[ "$(api GET health)" = 200 ] && kill -0 "$WPID"'
 done_testing

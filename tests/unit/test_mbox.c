@@ -201,6 +201,11 @@ static void test_mbox__plain_diffs_make_and_delete_files(void **state)
 	static const char changed[] = "--- a/b.txt\n+++ b/b.txt\n"
 				      "@@ -1,2 +1,2 @@\n alpha\n-beta\n"
 				      "+BETA\n";
+	static const char *const outside[] = {
+		"--- /dev/null\n+++ b/../escape\n@@ -0,0 +1 @@\n+x\n",
+		"--- /dev/null\n+++ b/.git/config\n@@ -0,0 +1 @@\n+x\n",
+		"--- /dev/null\n+++ b/d/./x\n@@ -0,0 +1 @@\n+x\n",
+	};
 	const char *names[] = { "made", "gone", "changed" };
 	const char *texts[] = { made, gone, changed };
 	size_t lens[] = { sizeof(made) - 1, sizeof(gone) - 1,
@@ -208,6 +213,7 @@ static void test_mbox__plain_diffs_make_and_delete_files(void **state)
 	char *repo_path = util_fmt("%s/repo", top), hex[41], first[41];
 	struct gu_repo *repo;
 	struct gu_oid b, c1, c2;
+	size_t i;
 
 	(void)state;
 	assert_int_equal(gu_open(&repo, repo_path), 0);
@@ -249,6 +255,17 @@ static void test_mbox__plain_diffs_make_and_delete_files(void **state)
 			 ERR_INPUT);
 	assert_non_null(strstr(err_last(), "patch 'gone again' does not "
 					   "apply"));
+	/* a path that no tree holds is the patch's fault, not the
+	 * machine's: ERR_INPUT, never retried */
+	for (i = 0; i < sizeof(outside) / sizeof(*outside); i++) {
+		texts[0] = outside[i];
+		lens[0] = strlen(outside[i]);
+		names[0] = "outside";
+		assert_int_equal(gu_commit_patched(&c2, repo, &b, &b, names,
+						   texts, lens, 1, "x\n"),
+				 ERR_INPUT);
+		assert_non_null(strstr(err_last(), "patch 'outside'"));
+	}
 	gu_close(repo);
 	free(repo_path);
 }
