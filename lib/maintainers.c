@@ -1,5 +1,6 @@
 /*
- * MAINTAINERS matching, and get_maintainer.pl's answer.
+ * MAINTAINERS and .mailmap read into an index (maintindex.h), from which
+ * maintanswer.c makes get_maintainer.pl's answer.
  *
  * Design.  The file is read as scripts/get_maintainer.pl reads it: a line
  * "T:<spaces>value" is an entry, blank lines and comments are dropped,
@@ -21,15 +22,14 @@
  * .mailmap applied; Linus Torvalds left out; and the signers of a commit
  * that a Fixes: line of the patch names.
  */
-#define PCRE2_CODE_UNIT_WIDTH 8
 #include <ctype.h>
-#include <pcre2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
 #include "maintainers.h"
+#include "maintindex.h"
 
 /* --- regexes --------------------------------------------------------- */
 
@@ -41,31 +41,6 @@ static pcre2_code *rx(const char *pat, uint32_t opts)
 	return pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, opts, &e,
 			     &off, NULL);
 }
-
-/* The fixed regexes of the answer, as get_maintainer.pl writes them. */
-enum {
-	RX_EMAIL_NAMED,	  /* Name <address> */
-	RX_EMAIL_BRACKET, /* <address> */
-	RX_EMAIL_BARE,	  /* address */
-	RX_MAILMAP_1,	  /* Name <mail> */
-	RX_MAILMAP_2,	  /* <mail> <mail> */
-	RX_MAILMAP_3,	  /* Name <mail> <mail> */
-	RX_MAILMAP_4,	  /* Name <mail> Name <mail> */
-	RX_MODE,
-	RX_RENAME,
-	RX_DIFF,
-	RX_FIXES,
-	RX_PLUS,
-	RX_MINUS,
-	RX_HUNK,
-	RX_SIGNATURE,
-	RX_SIGNER,
-	RX_LIST,
-	RX_FILE_EMAIL,
-	RX_BRACKETED,
-	RX_NAME_SPLIT,
-	RX_N
-};
 
 static const char *const fixed_rx[RX_N] = {
 	[RX_EMAIL_NAMED] = "^([^<]+)<(.+@.*)>.*$",
@@ -98,70 +73,16 @@ static const char *const fixed_rx[RX_N] = {
 
 /* --- the index ------------------------------------------------------- */
 
-struct mpat {
-	size_t section;
-	size_t order; /* its place in the file */
-	char type;    /* F, X or N */
-	size_t len;   /* the pattern's length: how specific it is */
-	int depth;    /* get_maintainer.pl's: slashes, +1 without a last '/' */
-	int slashes;  /* of the regex form */
-	int prefix;   /* ends in '/': matches any path below */
-	char *pat;
-	size_t dirlen; /* its literal directory: pat[0..dirlen) */
-	pcre2_code *re;
-};
-
-struct keyword {
-	size_t section;
-	size_t tv; /* its line's number among the file's kept lines */
-	pcre2_code *anywhere, *changed;
-};
-
-struct mapping {
-	char *key, *value;
-};
-
-struct msection {
-	char *name;
-	char **people; /* M: values */
-	size_t npeople;
-	char **lists; /* L: values */
-	size_t nlists;
-};
-
-struct maint_index {
-	struct msection *sections;
-	size_t nsections;
-	struct mpat *pats;
-	size_t npats;
-	struct mpat **globs; /* F: and X:, by literal directory */
-	size_t nglobs;
-	struct mpat **regexes; /* N: */
-	size_t nregexes;
-	struct keyword *keywords;
-	size_t nkeywords;
-	struct mapping *names, *addresses; /* .mailmap */
-	size_t nnames, naddresses;
-	pcre2_code *fixed[RX_N];
-	pcre2_match_data *md;
-	struct maint_tree tree;
-	/* per section, for the file being asked about */
-	long *best;    /* longest F:/N: match, -1 none, -2 excluded */
-	long *last;    /* the order of the last F:/N: match + 1 */
-	int *depth;    /* that match's depth */
-	size_t *touch; /* the sections that the arrays hold values for */
-};
-
 /* Does re match s (of length len)?  The groups are in ix->md. */
-static int found(struct maint_index *ix, const pcre2_code *re, const char *s,
-		 size_t len)
+int maint_found(struct maint_index *ix, const pcre2_code *re, const char *s,
+		size_t len)
 {
 	return re &&
 	       pcre2_match(re, (PCRE2_SPTR)s, len, 0, 0, ix->md, NULL) >= 0;
 }
 
 /* Group g of the last match, as a new string. */
-static char *group(struct maint_index *ix, const char *s, int g)
+char *maint_group(struct maint_index *ix, const char *s, int g)
 {
 	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(ix->md);
 
@@ -170,7 +91,7 @@ static char *group(struct maint_index *ix, const char *s, int g)
 	return strndup(s + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
 }
 
-static int count_slashes(const char *s)
+int maint_count_slashes(const char *s)
 {
 	int n = 0;
 
@@ -179,7 +100,7 @@ static int count_slashes(const char *s)
 	return n;
 }
 
-static int dircmp(const struct mpat *a, const char *dir, size_t len)
+int maint_dircmp(const struct mpat *a, const char *dir, size_t len)
 {
 	int c = strncmp(a->pat, dir, a->dirlen < len ? a->dirlen : len);
 
@@ -192,7 +113,7 @@ static int glob_order(const void *x, const void *y)
 {
 	const struct mpat *a = *(struct mpat *const *)x,
 			  *b = *(struct mpat *const *)y;
-	int c = dircmp(a, b->pat, b->dirlen);
+	int c = maint_dircmp(a, b->pat, b->dirlen);
 
 	if (c)
 		return c;
@@ -249,7 +170,7 @@ static int add_pattern(struct maint_index *ix, size_t order, char type,
 		re = glob_regex(v, &ix->tree);
 		if (!re)
 			return err_set(ERR_NOMEM, "out of memory");
-		m->slashes = count_slashes(re);
+		m->slashes = maint_count_slashes(re);
 		m->prefix = re[strlen(re) - 1] == '/';
 		m->depth = m->slashes + !m->prefix;
 		if (!strncmp(re, ".*", 2))
@@ -285,7 +206,7 @@ static int add_pattern(struct maint_index *ix, size_t order, char type,
 	return 0;
 }
 
-static int add_value(char ***v, size_t *n, const char *s)
+int maint_add_value(char ***v, size_t *n, const char *s)
 {
 	char **nv = realloc(*v, (*n + 1) * sizeof(**v));
 
@@ -379,11 +300,13 @@ static int read_sections(struct maint_index *ix, const char *text)
 		else if (t == 'K')
 			rc = add_keyword(ix, tv - 1, v);
 		else if (t == 'M')
-			rc = add_value(&ix->sections[ix->nsections].people,
-				       &ix->sections[ix->nsections].npeople, v);
+			rc = maint_add_value(
+				&ix->sections[ix->nsections].people,
+				&ix->sections[ix->nsections].npeople, v);
 		else if (t == 'L')
-			rc = add_value(&ix->sections[ix->nsections].lists,
-				       &ix->sections[ix->nsections].nlists, v);
+			rc = maint_add_value(
+				&ix->sections[ix->nsections].lists,
+				&ix->sections[ix->nsections].nlists, v);
 	}
 	free(line);
 	free(title);
@@ -442,29 +365,25 @@ static char *quoted_name(const char *in)
 	return out;
 }
 
-struct email {
-	char *name, *address;
-};
-
-static void email_free(struct email *e)
+void maint_email_free(struct email *e)
 {
 	free(e->name);
 	free(e->address);
 	e->name = e->address = NULL;
 }
 
-/* get_maintainer.pl's parse_email; 0 or ERR_NOMEM. */
-static int parse_email(struct maint_index *ix, const char *s, struct email *e)
+/* get_maintainer.pl's maint_parse_email; 0 or ERR_NOMEM. */
+int maint_parse_email(struct maint_index *ix, const char *s, struct email *e)
 {
 	size_t l = strlen(s);
 	char *name = NULL, *address;
 
-	if (found(ix, ix->fixed[RX_EMAIL_NAMED], s, l)) {
-		name = group(ix, s, 1);
-		address = group(ix, s, 2);
-	} else if (found(ix, ix->fixed[RX_EMAIL_BRACKET], s, l) ||
-		   found(ix, ix->fixed[RX_EMAIL_BARE], s, l)) {
-		address = group(ix, s, 1);
+	if (maint_found(ix, ix->fixed[RX_EMAIL_NAMED], s, l)) {
+		name = maint_group(ix, s, 1);
+		address = maint_group(ix, s, 2);
+	} else if (maint_found(ix, ix->fixed[RX_EMAIL_BRACKET], s, l) ||
+		   maint_found(ix, ix->fixed[RX_EMAIL_BARE], s, l)) {
+		address = maint_group(ix, s, 1);
 	} else {
 		address = strdup("");
 	}
@@ -472,7 +391,7 @@ static int parse_email(struct maint_index *ix, const char *s, struct email *e)
 	free(name);
 	e->address = address;
 	if (!e->name || !e->address) {
-		email_free(e);
+		maint_email_free(e);
 		return err_set(ERR_NOMEM, "out of memory");
 	}
 	trim(e->address);
@@ -480,7 +399,7 @@ static int parse_email(struct maint_index *ix, const char *s, struct email *e)
 }
 
 /* "Name <address>", or the address alone. */
-static char *format_email(const char *name, const char *address)
+char *maint_format_email(const char *name, const char *address)
 {
 	char *n = quoted_name(name), *a = strdup(address), *out = NULL;
 
@@ -497,7 +416,7 @@ static char *format_email(const char *name, const char *address)
 	return out;
 }
 
-static void free_mappings(struct mapping *m, size_t n)
+void maint_free_mappings(struct mapping *m, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(m[i].key);
@@ -506,7 +425,7 @@ static void free_mappings(struct mapping *m, size_t n)
 	free(m);
 }
 
-static const char *mapped(const struct mapping *m, size_t n, const char *key)
+const char *maint_mapped(const struct mapping *m, size_t n, const char *key)
 {
 	while (n--) /* the last line for a key wins, as in a Perl hash */
 		if (!strcmp(m[n].key, key))
@@ -514,8 +433,8 @@ static const char *mapped(const struct mapping *m, size_t n, const char *key)
 	return NULL;
 }
 
-static int add_mapping(struct mapping **m, size_t *n, const char *key,
-		       const char *value)
+int maint_add_mapping(struct mapping **m, size_t *n, const char *key,
+		      const char *value)
 {
 	struct mapping *nm = realloc(*m, (*n + 1) * sizeof(**m));
 
@@ -533,7 +452,7 @@ static int add_mapping(struct mapping **m, size_t *n, const char *key,
 	return 0;
 }
 
-/* parse_email of "name <address>" */
+/* maint_parse_email of "name <address>" */
 static int parse_pair(struct maint_index *ix, const char *name,
 		      const char *address, struct email *e)
 {
@@ -549,7 +468,7 @@ static int parse_pair(struct maint_index *ix, const char *name,
 	for (size_t l = strlen(n); l && isspace((unsigned char)n[l - 1]);)
 		n[--l] = '\0';
 	sprintf(s, "%s <%s>", n, address);
-	rc = parse_email(ix, s, e);
+	rc = maint_parse_email(ix, s, e);
 	free(s);
 	free(n);
 	return rc;
@@ -563,12 +482,12 @@ static int mailmap_line(struct maint_index *ix, const char *s)
 	int rc = 0, i, kind = 0;
 
 	for (i = RX_MAILMAP_1; i <= RX_MAILMAP_4 && !kind; i++)
-		if (found(ix, ix->fixed[i], s, l))
+		if (maint_found(ix, ix->fixed[i], s, l))
 			kind = i - RX_MAILMAP_1 + 1;
 	/* groups: Name <mail> 2, <mail> <mail> 2, Name <mail> <mail> 3,
 	 * Name <mail> Name <mail> 4 */
 	for (i = 1; kind && i <= (kind < 3 ? 2 : kind); i++)
-		if (!(g[i] = group(ix, s, i)))
+		if (!(g[i] = maint_group(ix, s, i)))
 			rc = err_set(ERR_NOMEM, "out of memory");
 	if (rc || !kind)
 		goto out;
@@ -576,20 +495,21 @@ static int mailmap_line(struct maint_index *ix, const char *s)
 	case 1:
 		rc = parse_pair(ix, g[1], g[2], &real);
 		if (!rc)
-			rc = add_mapping(&ix->names, &ix->nnames, real.address,
-					 real.name);
+			rc = maint_add_mapping(&ix->names, &ix->nnames,
+					       real.address, real.name);
 		break;
 	case 2:
-		rc = add_mapping(&ix->addresses, &ix->naddresses, g[2], g[1]);
+		rc = maint_add_mapping(&ix->addresses, &ix->naddresses, g[2],
+				       g[1]);
 		break;
 	case 3:
 		rc = parse_pair(ix, g[1], g[2], &real);
 		if (!rc)
-			rc = add_mapping(&ix->names, &ix->nnames, g[3],
-					 real.name);
+			rc = maint_add_mapping(&ix->names, &ix->nnames, g[3],
+					       real.name);
 		if (!rc)
-			rc = add_mapping(&ix->addresses, &ix->naddresses, g[3],
-					 real.address);
+			rc = maint_add_mapping(&ix->addresses, &ix->naddresses,
+					       g[3], real.address);
 		break;
 	case 4: {
 		char *key;
@@ -599,15 +519,15 @@ static int mailmap_line(struct maint_index *ix, const char *s)
 			rc = parse_pair(ix, g[3], g[4], &wrong);
 		if (rc)
 			break;
-		key = format_email(wrong.name, wrong.address);
+		key = maint_format_email(wrong.name, wrong.address);
 		if (!key) {
 			rc = err_set(ERR_NOMEM, "out of memory");
 			break;
 		}
-		rc = add_mapping(&ix->names, &ix->nnames, key, real.name);
+		rc = maint_add_mapping(&ix->names, &ix->nnames, key, real.name);
 		if (!rc)
-			rc = add_mapping(&ix->addresses, &ix->naddresses, key,
-					 real.address);
+			rc = maint_add_mapping(&ix->addresses, &ix->naddresses,
+					       key, real.address);
 		free(key);
 		break;
 	}
@@ -615,8 +535,8 @@ static int mailmap_line(struct maint_index *ix, const char *s)
 out:
 	for (i = 0; i < 5; i++)
 		free(g[i]);
-	email_free(&real);
-	email_free(&wrong);
+	maint_email_free(&real);
+	maint_email_free(&wrong);
 	return rc;
 }
 
@@ -640,818 +560,40 @@ static int read_mailmap(struct maint_index *ix, const char *text)
 	return rc;
 }
 
-/* get_maintainer.pl's mailmap_email: the address as .mailmap maps it. */
-static char *mailmap_email(struct maint_index *ix, const char *line)
+/* get_maintainer.pl's maint_mailmap_email: the address as .mailmap maps it. */
+char *maint_mailmap_email(struct maint_index *ix, const char *line)
 {
 	struct email e;
 	const char *name, *address;
 	char *key, *out;
 
-	if (parse_email(ix, line, &e))
+	if (maint_parse_email(ix, line, &e))
 		return NULL;
-	key = format_email(e.name, e.address);
+	key = maint_format_email(e.name, e.address);
 	if (!key) {
-		email_free(&e);
+		maint_email_free(&e);
 		return NULL;
 	}
 	name = e.name;
 	address = e.address;
-	if (mapped(ix->names, ix->nnames, key) ||
-	    mapped(ix->addresses, ix->naddresses, key)) {
-		if (mapped(ix->names, ix->nnames, key))
-			name = mapped(ix->names, ix->nnames, key);
-		if (mapped(ix->addresses, ix->naddresses, key))
-			address = mapped(ix->addresses, ix->naddresses, key);
+	if (maint_mapped(ix->names, ix->nnames, key) ||
+	    maint_mapped(ix->addresses, ix->naddresses, key)) {
+		if (maint_mapped(ix->names, ix->nnames, key))
+			name = maint_mapped(ix->names, ix->nnames, key);
+		if (maint_mapped(ix->addresses, ix->naddresses, key))
+			address = maint_mapped(ix->addresses, ix->naddresses,
+					       key);
 	} else {
-		if (mapped(ix->names, ix->nnames, e.address))
-			name = mapped(ix->names, ix->nnames, e.address);
-		if (mapped(ix->addresses, ix->naddresses, e.address))
-			address = mapped(ix->addresses, ix->naddresses,
-					 e.address);
+		if (maint_mapped(ix->names, ix->nnames, e.address))
+			name = maint_mapped(ix->names, ix->nnames, e.address);
+		if (maint_mapped(ix->addresses, ix->naddresses, e.address))
+			address = maint_mapped(ix->addresses, ix->naddresses,
+					       e.address);
 	}
-	out = format_email(name, address);
+	out = maint_format_email(name, address);
 	free(key);
-	email_free(&e);
+	maint_email_free(&e);
 	return out;
-}
-
-/* --- building an answer ---------------------------------------------- */
-
-struct strv {
-	char **v;
-	size_t n;
-};
-
-static int strv_add(struct strv *s, const char *v)
-{
-	return add_value(&s->v, &s->n, v);
-}
-
-static void strv_free(struct strv *s)
-{
-	for (size_t i = 0; i < s->n; i++)
-		free(s->v[i]);
-	free(s->v);
-	s->v = NULL;
-	s->n = 0;
-}
-
-static int strv_has(const struct strv *s, const char *v)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (!strcmp(s->v[i], v))
-			return 1;
-	return 0;
-}
-
-static char *lower(const char *s)
-{
-	char *l = strdup(s);
-
-	for (char *p = l; p && *p; p++)
-		*p = (char)tolower((unsigned char)*p);
-	return l;
-}
-
-struct answer {
-	struct strv to, lists;	      /* formatted, in order */
-	struct strv names, addresses; /* in use, lower case */
-	struct strv seen_lists;	      /* lower case */
-	struct mapping *dd_names;     /* deduplicate_email's */
-	struct mapping *dd_addresses; /* key -> "name\naddress" */
-	size_t ndd_names, ndd_addresses;
-};
-
-static void answer_free(struct answer *a)
-{
-	strv_free(&a->to);
-	strv_free(&a->lists);
-	strv_free(&a->names);
-	strv_free(&a->addresses);
-	strv_free(&a->seen_lists);
-	free_mappings(a->dd_names, a->ndd_names);
-	free_mappings(a->dd_addresses, a->ndd_addresses);
-}
-
-static int lower_has(const struct strv *s, const char *v)
-{
-	char *l = lower(v);
-	int has = l && strv_has(s, l);
-
-	free(l);
-	return has;
-}
-
-static int lower_add(struct strv *s, const char *v)
-{
-	char *l = lower(v);
-	int rc = l ? strv_add(s, l) : err_set(ERR_NOMEM, "out of memory");
-
-	free(l);
-	return rc;
-}
-
-/* push_email_address: a person, unless one of that name or address is in */
-static int push_person(struct maint_index *ix, struct answer *a,
-		       const char *line)
-{
-	struct email e;
-	char *f;
-	int rc;
-
-	if (parse_email(ix, line, &e))
-		return ERR_NOMEM;
-	rc = 0;
-	if (*e.address && !(*e.name && lower_has(&a->names, e.name)) &&
-	    !lower_has(&a->addresses, e.address)) {
-		f = format_email(e.name, e.address);
-		rc = f ? strv_add(&a->to, f)
-		       : err_set(ERR_NOMEM, "out of memory");
-		free(f);
-		if (!rc && *e.name)
-			rc = lower_add(&a->names, e.name);
-		if (!rc)
-			rc = lower_add(&a->addresses, e.address);
-	}
-	email_free(&e);
-	return rc;
-}
-
-/* add_categories: a section's people and lists */
-static int add_section(struct maint_index *ix, struct answer *a, size_t sec)
-{
-	const struct msection *s = &ix->sections[sec];
-	size_t i;
-	int rc = 0;
-
-	for (i = 0; i < s->npeople && !rc; i++)
-		rc = push_person(ix, a, s->people[i]);
-	for (i = 0; i < s->nlists && !rc; i++) {
-		const char *v = s->lists[i];
-		char *address, *extra;
-
-		if (found(ix, ix->fixed[RX_LIST], v, strlen(v))) {
-			address = group(ix, v, 1);
-			extra = group(ix, v, 2);
-		} else {
-			address = strdup(v);
-			extra = strdup("");
-		}
-		if (!address || !extra)
-			rc = err_set(ERR_NOMEM, "out of memory");
-		else if (!strstr(extra, "subscribers-only") &&
-			 !lower_has(&a->seen_lists, address)) {
-			rc = lower_add(&a->seen_lists, address);
-			if (!rc)
-				rc = strv_add(&a->lists, address);
-		}
-		free(address);
-		free(extra);
-	}
-	return rc;
-}
-
-static const char *dd_find(const struct mapping *m, size_t n, const char *k)
-{
-	char *l = lower(k);
-	const char *v = l ? mapped(m, n, l) : NULL;
-
-	free(l);
-	return v;
-}
-
-/* deduplicate_email: one spelling for each name and each address */
-static char *deduplicate(struct maint_index *ix, struct answer *a,
-			 const char *in)
-{
-	struct email e;
-	char *f, *m, *out = NULL;
-	const char *hit;
-
-	if (parse_email(ix, in, &e))
-		return NULL;
-	f = format_email(e.name, e.address);
-	email_free(&e);
-	m = f ? mailmap_email(ix, f) : NULL;
-	free(f);
-	if (!m || parse_email(ix, m, &e)) {
-		free(m);
-		return NULL;
-	}
-	free(m);
-	hit = *e.name ? dd_find(a->dd_names, a->ndd_names, e.name) : NULL;
-	if (!hit)
-		hit = dd_find(a->dd_addresses, a->ndd_addresses, e.address);
-	if (hit) {
-		char *nl = strchr(hit, '\n');
-
-		free(e.name);
-		free(e.address);
-		e.name = strndup(hit, (size_t)(nl - hit));
-		e.address = strdup(nl + 1);
-	} else {
-		char *pair = malloc(strlen(e.name) + strlen(e.address) + 2);
-		char *ln = lower(e.name), *la = lower(e.address);
-
-		if (pair && ln && la) {
-			sprintf(pair, "%s\n%s", e.name, e.address);
-			add_mapping(&a->dd_names, &a->ndd_names, ln, pair);
-			add_mapping(&a->dd_addresses, &a->ndd_addresses, la,
-				    pair);
-		}
-		free(pair);
-		free(ln);
-		free(la);
-	}
-	if (e.name && e.address) {
-		f = format_email(e.name, e.address);
-		out = f ? mailmap_email(ix, f) : NULL;
-		free(f);
-	}
-	email_free(&e);
-	return out;
-}
-
-static int deduplicate_all(struct maint_index *ix, struct answer *a,
-			   struct strv *v)
-{
-	for (size_t i = 0; i < v->n; i++) {
-		char *d = deduplicate(ix, a, v->v[i]);
-
-		if (!d)
-			return err_set(ERR_NOMEM, "out of memory");
-		free(v->v[i]);
-		v->v[i] = d;
-	}
-	return 0;
-}
-
-static int by_text(const void *x, const void *y)
-{
-	return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
-/*
- * The signers of the commit that a Fixes: line names (Signed-off-by,
- * Reviewed-by and Acked-by lines, Linus Torvalds left out), each once,
- * the most frequent five.
- */
-static int fix_signers(struct maint_index *ix, struct answer *a,
-		       const char *hex)
-{
-	struct buf body;
-	struct strv signers = { 0 };
-	const char *p;
-	size_t i, j, counted = 0;
-	int rc = 0;
-
-	if (!ix->tree.commit_body)
-		return 0;
-	buf_init(&body, 16u << 20);
-	if (ix->tree.commit_body(hex, &body, ix->tree.ctx)) {
-		buf_release(&body);
-		return 0; /* no such commit: no one */
-	}
-	for (p = buf_str(&body); *p && !rc;) {
-		size_t l = strcspn(p, "\n");
-		char *line = strndup(p, l), *lc, *s = NULL, *d;
-		PCRE2_SIZE *ov;
-
-		p += l + (p[l] != 0);
-		if (!line) {
-			rc = err_set(ERR_NOMEM, "out of memory");
-			break;
-		}
-		lc = lower(line);
-		if (lc && !strstr(lc, "linus torvalds") &&
-		    found(ix, ix->fixed[RX_SIGNATURE], line, l) &&
-		    found(ix, ix->fixed[RX_SIGNER], line, l)) {
-			ov = pcre2_get_ovector_pointer(ix->md);
-			s = malloc(l + 1);
-			if (s)
-				sprintf(s, "%.*s%.*s%s", (int)ov[0], line,
-					(int)(ov[3] - ov[2]), line + ov[2],
-					line + ov[1]);
-		}
-		free(lc);
-		free(line);
-		if (!s)
-			continue;
-		/* once when read, once more when assigned */
-		d = deduplicate(ix, a, s);
-		free(s);
-		s = d ? deduplicate(ix, a, d) : NULL;
-		free(d);
-		d = s ? mailmap_email(ix, s) : NULL;
-		free(s);
-		rc = d ? strv_add(&signers, d)
-		       : err_set(ERR_NOMEM, "out of memory");
-		free(d);
-	}
-	buf_release(&body);
-	qsort(signers.v, signers.n, sizeof(*signers.v), by_text);
-	/* by how often each appears, most first; then in sorted order */
-	for (size_t most = signers.n; most > 0 && !rc && counted < 5; most--)
-		for (i = 0; i < signers.n && !rc && counted < 5; i = j) {
-			for (j = i; j < signers.n &&
-				    !strcmp(signers.v[i], signers.v[j]);
-			     j++)
-				;
-			if (j - i != most)
-				continue;
-			counted++;
-			rc = push_person(ix, a, signers.v[i]);
-		}
-	strv_free(&signers);
-	return rc;
-}
-
-/*
- * A name of n words, as its last two, or its last three when the first
- * or the middle one of those is an initial; 1 (nothing written) for a
- * name of fewer than three.
- */
-static int name_rules(char **f, size_t n, struct buf *out)
-{
-	const char *first, *middle, *last;
-
-	if (n <= 2)
-		return 1;
-	first = f[n - 3];
-	middle = f[n - 2];
-	last = f[n - 1];
-	if ((strlen(first) == 1 && isalpha((unsigned char)first[0])) ||
-	    (strlen(first) == 2 && first[1] == '.') || strlen(middle) == 1 ||
-	    (strlen(middle) == 2 && middle[1] == '.'))
-		buf_printf(out, "%s %s %s", first, middle, last);
-	else
-		buf_printf(out, "%s %s", middle, last);
-	return 0;
-}
-
-/*
- * get_maintainer.pl's clean_file_emails for one address that a file
- * names: a name cut to its last two or three words, stray commas and
- * dots off its ends.
- */
-static char *clean_file_email(struct maint_index *ix, const char *raw)
-{
-	struct buf b, nb;
-	struct email e;
-	const char *p = raw;
-	char *out = NULL, **f = NULL, *name;
-	size_t nf = 0, l;
-
-	buf_init(&b, 1 << 20);
-	while (found(ix, ix->fixed[RX_BRACKETED], p, strlen(p))) {
-		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(ix->md);
-
-		buf_put(&b, p, ov[0]); /* never empty: it holds an '@' */
-		buf_printf(&b, "<%.*s>", (int)(ov[3] - ov[2]), p + ov[2]);
-		p += ov[1];
-	}
-	buf_puts(&b, p);
-	if (parse_email(ix, buf_str(&b), &e)) {
-		buf_release(&b);
-		return NULL;
-	}
-	buf_release(&b);
-	if (!strcmp(e.name, "\"[,\\.]\""))
-		e.name[0] = '\0';
-	/* split: fields between the separators, trailing empty ones dropped */
-	for (p = e.name;;) {
-		size_t n = found(ix, ix->fixed[RX_NAME_SPLIT], p, strlen(p))
-				   ? pcre2_get_ovector_pointer(ix->md)[0]
-				   : strlen(p);
-		char **nv = realloc(f, (nf + 1) * sizeof(*f));
-
-		if (!nv)
-			break;
-		f = nv;
-		f[nf++] = strndup(p, n);
-		if (!p[n])
-			break;
-		p += n + 1;
-	}
-	while (nf && f[nf - 1] && !*f[nf - 1])
-		free(f[--nf]);
-	buf_init(&nb, 1 << 20);
-	if (name_rules(f, nf, &nb))
-		buf_puts(&nb, e.name);
-	for (size_t i = 0; i < nf; i++)
-		free(f[i]);
-	free(f);
-	name = buf_detach(&nb);
-	if (name) {
-		l = strlen(name);
-		if (l && strchr(",.", name[l - 1]))
-			name[--l] = '\0';
-		else if (l >= 2 && strchr(",.", name[l - 2]) &&
-			 name[l - 1] == '"')
-			name[--l - 1] = '"', name[l] = '\0';
-		if (l && strchr(",.", name[0]))
-			memmove(name, name + 1, l--);
-		else if (l >= 2 && name[0] == '"' && strchr(",.", name[1]))
-			memmove(name + 1, name + 2, l-- - 1);
-		out = format_email(name, e.address);
-	}
-	free(name);
-	email_free(&e);
-	return out;
-}
-
-/*
- * get_maintainer.pl's maintainers_in_file: the addresses that a file of
- * devicetree bindings (.yaml) names, each once, into v.
- */
-static int file_emails(struct maint_index *ix, const char *file, struct strv *v)
-{
-	struct buf text;
-	const char *p;
-	size_t l = strlen(file);
-	int rc = 0;
-
-	if (l < 5 || strcmp(file + l - 5, ".yaml") || !ix->tree.read_file)
-		return 0;
-	buf_init(&text, 256u << 20);
-	if (ix->tree.read_file(file, &text, ix->tree.ctx)) {
-		buf_release(&text);
-		return 0;
-	}
-	for (p = buf_str(&text);
-	     !rc && found(ix, ix->fixed[RX_FILE_EMAIL], p, strlen(p));) {
-		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(ix->md);
-		char *m = strndup(p + ov[0], ov[1] - ov[0]), *c;
-
-		p += ov[1];
-		c = m ? clean_file_email(ix, m) : NULL;
-		free(m);
-		if (!c)
-			rc = err_set(ERR_NOMEM, "out of memory");
-		else if (!strv_has(v, c))
-			rc = strv_add(v, c);
-		free(c);
-	}
-	buf_release(&text);
-	return rc;
-}
-
-/* The addresses that files name, as people of the answer. */
-static int push_file_emails(struct maint_index *ix, struct answer *a,
-			    const struct strv *files)
-{
-	struct strv v = { 0 };
-	size_t i;
-	int rc = 0;
-
-	for (i = 0; i < files->n && !rc; i++)
-		rc = file_emails(ix, files->v[i], &v);
-	for (i = 0; i < v.n && !rc; i++) {
-		char *m = mailmap_email(ix, v.v[i]);
-		struct email e;
-		char *f = NULL;
-
-		if (m && !parse_email(ix, m, &e)) {
-			f = format_email(e.name, e.address);
-			email_free(&e);
-		}
-		rc = f ? push_person(ix, a, f)
-		       : err_set(ERR_NOMEM, "out of memory");
-		free(f);
-		free(m);
-	}
-	strv_free(&v);
-	return rc;
-}
-
-/* --- matching a path ------------------------------------------------- */
-
-static int pattern_matches(struct maint_index *ix, const struct mpat *m,
-			   const char *file)
-{
-	if (!found(ix, m->re, file, strlen(file)))
-		return 0;
-	return m->type == 'N' || m->prefix || count_slashes(file) == m->slashes;
-}
-
-/* Record a match of m; X: (as -2) outweighs any F: or N: of its section. */
-static void note(struct maint_index *ix, const struct mpat *m, size_t *ntouch)
-{
-	size_t s = m->section;
-
-	if (ix->best[s] == -1 && ix->last[s] == 0)
-		ix->touch[(*ntouch)++] = s;
-	if (m->type == 'X') {
-		ix->best[s] = -2;
-		return;
-	}
-	if (ix->best[s] != -2 && (long)m->len > ix->best[s])
-		ix->best[s] = (long)m->len;
-	if ((long)m->order + 1 > ix->last[s]) {
-		ix->last[s] = (long)m->order + 1;
-		ix->depth[s] = m->type == 'N' ? 0 : m->depth;
-	}
-}
-
-/* Every pattern that matches file, into best[], last[] and depth[]. */
-static size_t match_file(struct maint_index *ix, const char *file)
-{
-	size_t ntouch = 0, i, len = 0;
-
-	/* the patterns whose literal directory is "" or one of file's */
-	for (;;) {
-		size_t lo = 0, hi = ix->nglobs;
-
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-
-			if (dircmp(ix->globs[mid], file, len) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (; lo < ix->nglobs && !dircmp(ix->globs[lo], file, len);
-		     lo++)
-			if (pattern_matches(ix, ix->globs[lo], file))
-				note(ix, ix->globs[lo], &ntouch);
-		if (!file[len])
-			break;
-		len += strcspn(file + len, "/");
-		if (!file[len])
-			break;
-		len++;
-	}
-	for (i = 0; i < ix->nregexes; i++)
-		if (pattern_matches(ix, ix->regexes[i], file))
-			note(ix, ix->regexes[i], &ntouch);
-	return ntouch;
-}
-
-static void forget(struct maint_index *ix, size_t ntouch)
-{
-	for (size_t i = 0; i < ntouch; i++) {
-		ix->best[ix->touch[i]] = -1;
-		ix->last[ix->touch[i]] = 0;
-	}
-}
-
-static int size_order(const void *x, const void *y)
-{
-	size_t a = *(const size_t *)x, b = *(const size_t *)y;
-
-	return a < b ? -1 : a > b;
-}
-
-size_t maint_file_sections(struct maint_index *ix, const char *file,
-			   size_t *out, size_t max)
-{
-	size_t ntouch = match_file(ix, file), n = 0, i;
-	long top = -1;
-
-	for (i = 0; i < ntouch; i++)
-		if (ix->best[ix->touch[i]] > top)
-			top = ix->best[ix->touch[i]];
-	for (i = 0; i < ntouch; i++)
-		if (top >= 0 && ix->best[ix->touch[i]] == top && n < max)
-			out[n++] = ix->touch[i];
-	forget(ix, ntouch);
-	qsort(out, n, sizeof(*out), size_order);
-	return n;
-}
-
-struct ranked {
-	size_t section;
-	int depth;
-};
-
-static int deeper_first(const void *x, const void *y)
-{
-	const struct ranked *a = x, *b = y;
-
-	if (a->depth != b->depth)
-		return a->depth > b->depth ? -1 : 1;
-	return a->section < b->section ? -1 : a->section > b->section;
-}
-
-/* The sections of one file, deepest pattern first, into a. */
-static int file_sections(struct maint_index *ix, struct answer *a,
-			 const char *file)
-{
-	size_t ntouch = match_file(ix, file), n = 0, i;
-	struct ranked *r = calloc(ntouch + 1, sizeof(*r));
-	int rc = 0;
-
-	if (!r) {
-		forget(ix, ntouch);
-		return err_set(ERR_NOMEM, "out of memory");
-	}
-	for (i = 0; i < ntouch; i++) {
-		size_t s = ix->touch[i];
-
-		if (ix->best[s] >= 0) {
-			r[n].section = s;
-			r[n++].depth = ix->depth[s];
-		}
-	}
-	forget(ix, ntouch);
-	qsort(r, n, sizeof(*r), deeper_first);
-	for (i = 0; i < n && !rc; i++)
-		rc = add_section(ix, a, r[i].section);
-	free(r);
-	return rc;
-}
-
-static int by_tv_text(const void *x, const void *y)
-{
-	char a[32], b[32];
-
-	/* get_maintainer.pl sorts the keywords' line numbers as text */
-	snprintf(a, sizeof(a), "%zu", (*(struct keyword *const *)x)->tv);
-	snprintf(b, sizeof(b), "%zu", (*(struct keyword *const *)y)->tv);
-	return strcmp(a, b);
-}
-
-/* merge_email: each line once, people and lists together */
-static void to_buf(const struct strv *v, struct buf *out, struct strv *seen)
-{
-	for (size_t i = 0; i < v->n; i++) {
-		if (strv_has(seen, v->v[i]))
-			continue;
-		strv_add(seen, v->v[i]);
-		buf_puts(out, v->v[i]);
-		buf_puts(out, "\n");
-	}
-}
-
-/*
- * The answer for files (sorted as the caller wants them), the keywords
- * that matched (flags per keyword) and the commits of Fixes: lines.
- */
-static int answer(struct maint_index *ix, const struct strv *files,
-		  const char *hit, const struct strv *fixes, struct buf *people,
-		  struct buf *lists)
-{
-	struct answer a = { 0 };
-	struct keyword **ks = calloc(ix->nkeywords + 1, sizeof(*ks));
-	struct strv seen = { 0 };
-	size_t i, nk = 0;
-	int rc = ks ? 0 : err_set(ERR_NOMEM, "out of memory");
-
-	for (i = 0; i < files->n && !rc; i++)
-		rc = file_sections(ix, &a, files->v[i]);
-	for (i = 0; i < ix->nkeywords && ks; i++)
-		if (hit[i])
-			ks[nk++] = &ix->keywords[i];
-	if (ks)
-		qsort(ks, nk, sizeof(*ks), by_tv_text);
-	for (i = 0; i < nk && !rc; i++)
-		rc = add_section(ix, &a, ks[i]->section);
-	free(ks);
-	if (!rc)
-		rc = deduplicate_all(ix, &a, &a.to);
-	if (!rc)
-		rc = deduplicate_all(ix, &a, &a.lists);
-	/* the chief penguin is not Cc'd */
-	for (i = 0; i < a.to.n && !rc; i++)
-		if (strstr(a.to.v[i],
-			   "Linus Torvalds <torvalds@linux-foundation.org>")) {
-			free(a.to.v[i]);
-			memmove(&a.to.v[i], &a.to.v[i + 1],
-				(a.to.n - i - 1) * sizeof(*a.to.v));
-			a.to.n--;
-			i--;
-		}
-	if (!rc)
-		rc = push_file_emails(ix, &a, files);
-	for (i = 0; fixes && i < fixes->n && !rc; i++)
-		rc = fix_signers(ix, &a, fixes->v[i]);
-	if (!rc) {
-		to_buf(&a.to, people, &seen);
-		to_buf(&a.lists, lists, &seen);
-	}
-	strv_free(&seen);
-	answer_free(&a);
-	return rc;
-}
-
-static void sort_unique(struct strv *v)
-{
-	size_t i, o = 0;
-
-	qsort(v->v, v->n, sizeof(*v->v), by_text);
-	for (i = 0; i < v->n; i++) {
-		if (o && !strcmp(v->v[o - 1], v->v[i])) {
-			free(v->v[i]);
-			continue;
-		}
-		v->v[o++] = v->v[i];
-	}
-	v->n = o;
-}
-
-static int add_group(struct maint_index *ix, struct strv *v, const char *s,
-		     int g, int strip_first)
-{
-	char *f = group(ix, s, g);
-	int rc;
-
-	if (!f)
-		return err_set(ERR_NOMEM, "out of memory");
-	if (strip_first) { /* "a/fs/x.c" -> "fs/x.c", "/dev/null" -> "dev/null" */
-		size_t skip = strcspn(f, "/");
-
-		if (f[skip])
-			memmove(f, f + skip + 1, strlen(f + skip + 1) + 1);
-	}
-	rc = strv_add(v, f);
-	free(f);
-	return rc;
-}
-
-int maint_patch_recipients(struct maint_index *ix, const char *patch,
-			   struct buf *people, struct buf *lists)
-{
-	struct strv files = { 0 }, fixes = { 0 };
-	char *hit = calloc(ix->nkeywords + 1, 1);
-	int in_diff = 0, rc = hit ? 0 : err_set(ERR_NOMEM, "out of memory");
-	const char *p = patch;
-
-	while (*p && !rc) {
-		size_t l = strcspn(p, "\n") + (p[strcspn(p, "\n")] == '\n');
-		const char *s = p;
-		char *line = strndup(s, l);
-
-		p += l;
-		if (!line) {
-			rc = err_set(ERR_NOMEM, "out of memory");
-			break;
-		}
-		if (found(ix, ix->fixed[RX_MODE], line, l) ||
-		    found(ix, ix->fixed[RX_RENAME], line, l)) {
-			rc = add_group(ix, &files, line, 1, 0);
-		} else if (found(ix, ix->fixed[RX_DIFF], line, l)) {
-			rc = add_group(ix, &files, line, 1, 0);
-			if (!rc)
-				rc = add_group(ix, &files, line, 2, 0);
-		} else if (found(ix, ix->fixed[RX_FIXES], line, l)) {
-			char *f = group(ix, line, 1);
-
-			rc = !f ? err_set(ERR_NOMEM, "out of memory")
-			     : strv_has(&fixes, f) ? 0
-						   : strv_add(&fixes, f);
-			free(f);
-		} else if (found(ix, ix->fixed[RX_PLUS], line, l) ||
-			   found(ix, ix->fixed[RX_MINUS], line, l)) {
-			rc = add_group(ix, &files, line, 1, 1);
-			in_diff = 1;
-		} else if (!found(ix, ix->fixed[RX_HUNK], line, l)) {
-			for (size_t k = 0; k < ix->nkeywords; k++)
-				if (!hit[k] &&
-				    found(ix,
-					  in_diff ? ix->keywords[k].changed
-						  : ix->keywords[k].anywhere,
-					  line, l))
-					hit[k] = 1;
-		}
-		free(line);
-	}
-	sort_unique(&files);
-	if (!rc)
-		rc = answer(ix, &files, hit, &fixes, people, lists);
-	strv_free(&files);
-	strv_free(&fixes);
-	free(hit);
-	return rc;
-}
-
-int maint_file_recipients(struct maint_index *ix, const char *const *files,
-			  size_t n, struct buf *people, struct buf *lists)
-{
-	struct strv v = { 0 };
-	char *hit = calloc(ix->nkeywords + 1, 1);
-	struct buf text;
-	int rc = hit ? 0 : err_set(ERR_NOMEM, "out of memory");
-	size_t i, k;
-
-	buf_init(&text, 256u << 20);
-	for (i = 0; i < n && !rc; i++) {
-		rc = strv_add(&v, files[i]);
-		buf_reset(&text);
-		if (rc || !ix->tree.read_file ||
-		    !strcmp(files[i], "MAINTAINERS") ||
-		    ix->tree.read_file(files[i], &text, ix->tree.ctx))
-			continue;
-		for (k = 0; k < ix->nkeywords; k++)
-			if (!hit[k] && found(ix, ix->keywords[k].anywhere,
-					     buf_str(&text), text.len))
-				hit[k] = 1;
-	}
-	buf_release(&text);
-	if (!rc)
-		rc = answer(ix, &v, hit, NULL, people, lists);
-	strv_free(&v);
-	free(hit);
-	return rc;
 }
 
 /* --- the index's life ------------------------------------------------ */
@@ -1546,8 +688,8 @@ void maint_index_free(struct maint_index *ix)
 	for (i = 0; i < RX_N; i++)
 		pcre2_code_free(ix->fixed[i]);
 	pcre2_match_data_free(ix->md);
-	free_mappings(ix->names, ix->nnames);
-	free_mappings(ix->addresses, ix->naddresses);
+	maint_free_mappings(ix->names, ix->nnames);
+	maint_free_mappings(ix->addresses, ix->naddresses);
 	free(ix->sections);
 	free(ix->pats);
 	free(ix->keywords);
