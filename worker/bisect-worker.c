@@ -54,7 +54,7 @@
 #include "step.h"
 #include "util.h"
 #include "boot.h"
-#include "helpers.h"
+#include "compile_helpers.h"
 #include "sandbox.h"
 #include "steprun.h"
 

@@ -41,7 +41,7 @@
 #include "util.h"
 #include "boot.h"
 #include "build.h"
-#include "helpers.h"
+#include "compile_helpers.h"
 #include "initramfs.h"
 #include "kcache.h"
 #include "kconfig.h"

@@ -40,7 +40,7 @@ struct step_spec {
 	/* compile helpers, distcc's host list (the worker's), or NULL: the
 	 * recipe's, if any */
 	const char *distcc;
-	/* or icecc's scheduler (the worker's; helpers.h) */
+	/* or icecc's scheduler (the worker's; compile_helpers.h) */
 	const char *icecc;
 };
 

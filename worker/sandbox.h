@@ -15,7 +15,7 @@
  * directory are first given to the build's user outside the sandbox:
  * the build user (sandbox_build_user()), else root.  With
  * netns (a path for nsenter --net=), the build runs in that network
- * namespace (icecc's compile servers, helpers.h) instead of one with
+ * namespace (icecc's compile servers, compile_helpers.h) instead of one with
  * only a loopback.  Not reentrant.
  */
 #define SANDBOX_WORDS 256

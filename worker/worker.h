@@ -9,7 +9,7 @@
 #include "boot.h"
 #include "build.h"
 #include "buildjob.h"
-#include "helpers.h"
+#include "compile_helpers.h"
 #include "initramfs.h"
 #include "installtest.h"
 #include "kconfig.h"

@@ -1,5 +1,5 @@
 /*
- * Unit tests of compile helpers (worker/helpers.c): distcc's host syntax,
+ * Unit tests of compile helpers (worker/compile_helpers.c): distcc's host syntax,
  * and the relay end to end on loopback: a helper that answers (an echo
  * server standing in for distccd) and one that does not, the connector
  * as distcc runs it in its ssh mode (this program under the connector's

@@ -1,5 +1,5 @@
 /*
- * Compile helpers: distcc's hosts for a kernel build (helpers.c).
+ * Compile helpers: distcc's hosts for a kernel build (compile_helpers.c).
  *
  * A recipe's "distcc = host1/4,host2/8" (or a worker's --distcc) names
  * machines running distccd.  A build then runs make with ccache in front
@@ -27,8 +27,8 @@
  * icecc (CCACHE_PREFIX=icecc), as icecream's documentation recommends.
  * A network namespace needs a worker that is root.
  */
-#ifndef BISECTD_WORKER_HELPERS_H
-#define BISECTD_WORKER_HELPERS_H
+#ifndef BISECTD_WORKER_COMPILE_HELPERS_H
+#define BISECTD_WORKER_COMPILE_HELPERS_H
 
 #include <stddef.h>
 #include <sys/socket.h>

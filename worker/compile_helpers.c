@@ -1,5 +1,5 @@
 /*
- * Compile helpers (helpers.h): parsing distcc's host list, probing the
+ * Compile helpers (compile_helpers.h): parsing distcc's host list, probing the
  * helpers, the relay, and the connector distcc runs in its ssh mode.
  *
  * The relay is a child process that owns nothing but its sockets: the
@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "error.h"
-#include "helpers.h"
+#include "compile_helpers.h"
 #include "util.h"
 
 #define DISTCC_PORT "3632"
