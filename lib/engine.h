@@ -113,6 +113,8 @@ unsigned long engine_runs(const struct engine *e);
 double engine_probability(struct engine *e, uint32_t commit);
 /* The expected failure rate of a bad commit, learned from the runs. */
 double engine_failure_rate(struct engine *e);
+/* The same before the culprit: how often a good commit fails too. */
+double engine_failure_rate_before(struct engine *e);
 
 /* ceil(log2(n)): the steps that an ideal bisection of n candidates takes. */
 unsigned engine_estimate_steps(size_t n);

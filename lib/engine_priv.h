@@ -36,13 +36,15 @@ struct engine {
 	unsigned long max_runs; /* 0: no limit */
 	/* the posterior, when !post_dirty */
 	int post_dirty;
-	double *post; /* P(first bad commit = c) */
-	double *qbar; /* E[failure rate | c] */
-	double *mass; /* sum of post over the ancestors of c (c included) */
-	double *gain; /* expected information of one run at c, in bits */
-	double *s1;   /* scratch: the chance that a run of c fails */
+	double *post;  /* P(first bad commit = c) */
+	double *qbar;  /* E[failure rate from c on | c] */
+	double *q0bar; /* E[failure rate before c | c] */
+	double *mass;  /* sum of post over the ancestors of c (c included) */
+	double *gain;  /* expected information of one run at c, in bits */
+	/* scratch, summed over the ancestors of c: post * qbar, post *
+	 * q0bar and post * H(q0bar) */
+	double *s1, *s0, *h0;
 	uint32_t *fc, *pc; /* failures and passes of the commits holding c */
-	uint32_t *cnt;	   /* failing commits that hold c */
 	uint8_t *range;	   /* an ancestor of bad0 (or bad0) */
 };
 

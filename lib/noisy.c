@@ -1,32 +1,50 @@
 /*
- * Bisection when the failure does not show on every run.
+ * Bisection when the failure does not show on every run, and may show on
+ * good commits too.
  *
  * Design.  The first bad commit c* is one of the candidates: the commits
  * of the graph that are ancestors of the range's bad commit.  A commit x
- * "contains" c when c is x or one of its ancestors; a run of x shows the
- * target failure with probability q when x contains c*, and never
- * otherwise (a failure is never seen on a good commit).  q is not known.
- * Its prior is a mixture: with probability DET_PRIOR the failure is
- * deterministic (q = 1), otherwise q ~ Beta(A, B).  For each candidate c,
- * with F_c failures and P_c passes seen on the commits that contain it,
+ * "contains" c when c is x or one of its ancestors.  A run of x shows the
+ * target failure with probability p1 when x contains c*, and p0 < p1
+ * otherwise (a test that was already flaky, a boot that hits an
+ * unrelated hiccup now and then: a change point in a Bernoulli rate, on
+ * the graph).  Neither rate is known; their prior is a mixture of three:
  *
- *     L(c) = DET_PRIOR [P_c = 0] + (1 - DET_PRIOR) B(A + F_c, B + P_c) / B(A, B)
+ *   deterministic  p0 = 0, p1 = 1                  weight DET_PRIOR
+ *   clean          p0 = 0, p1 ~ Beta(A, B)          weight CLEAN_PRIOR
+ *   background     p0 ~ Beta(A0, B0), p1 ~ Beta(A, B), p1 > p0
+ *                                                   the rest
  *
- * and L(c) = 0 when a commit that does not contain c failed.  The
- * posterior is L normalised over the candidates (a uniform prior), and
- * E[q | c] follows from the same two terms.  The next run goes where its
- * outcome tells most about c*: for a commit x with mass M1(x) = sum over
- * the candidates it contains of P(c) E[q | c] (its chance to fail) and
- * M2(x) = sum of P(c) H(E[q | c]), the expected information of one run is
- * H(M1(x)) - M2(x) bits (H the binary entropy), so a commit may be run
- * again when that is worth most.  W probes at once are the W best by
- * that measure whose contained mass differs by at least 1 / 2(W + 1).
+ * For each candidate c, with F_c failures and P_c passes seen on the
+ * commits that contain it and G_c, Q_c on those that do not, each rate is
+ * integrated out:
+ *
+ *   L_det(c)   = [P_c = 0 and G_c = 0]
+ *   L_clean(c) = [G_c = 0] B(A + F_c, B + P_c) / B(A, B)
+ *   L_bg(c)    = B(A0 + G_c, B0 + Q_c) / B(A0, B0)
+ *                B(A + F_c, B + P_c) / B(A, B)  Pr(p1 > p0 | data) / Pr(p1 > p0)
+ *
+ * (the order's probability under the two Beta posteriors by a normal
+ * approximation), and L(c) is their sum under the weights.  A failure on
+ * a commit that does not contain c no longer rules c out: it lowers its
+ * probability by how likely such a failure is under p0.  The posterior
+ * is L normalised over the candidates (a uniform prior), and E[p1 | c],
+ * E[p0 | c] follow from the same terms.
+ *
+ * The next run goes where its outcome tells most about c*: a run of x
+ * fails with probability s(x) = sum over c of P(c) E[rate of x | c]
+ * (p1's for the candidates x contains, p0's for the others), and the
+ * expected information of one run is H(s(x)) - sum of P(c) H(E[rate of
+ * x | c]) bits (H the binary entropy), so a commit may be run again when
+ * that is worth most; the good endpoint too, which tells p0 alone.  W
+ * probes at once are the W best by that measure whose contained mass
+ * differs by at least 1 / 2(W + 1).
  *
  * A culprit is concluded when its probability reaches the confidence and
  * it is verified by the same runs: it failed at least twice (it was
  * tested again) and each of its parents in the graph passed at least
- * once and never failed (a failure there would have lowered its
- * probability anyway).
+ * once.  A culprit whose rate cannot be told apart from its parents'
+ * never reaches the confidence: the bisection ends ambiguous.
  */
 #define _GNU_SOURCE /* qsort_r */
 #include <math.h>
@@ -42,11 +60,20 @@
  * its rate is uniform.  Chosen with tests/sim/bisect-sim: 0.5 made a
  * lucky run of failures at rate 0.5 look deterministic too often
  * (93% right at 0.95 confidence), 0.2 keeps the answers calibrated at
- * every rate down to 0.3 for one more run at rate 1.
+ * every rate down to 0.3 for one more run at rate 1.  Of the rest,
+ * CLEAN_PRIOR never fails before the culprit, and the remaining 0.7
+ * fails before it at a background rate p0 ~ Beta(A0, B0) (a mean of 14%:
+ * a prior that expects a few percent made the answers overconfident
+ * where the rates are close, 91.7% right of those found at 0.95 with
+ * p0 = 0.1 and p1 = 0.3; a clean prior weight of 0.5 did the same at
+ * p0 = 0.1 and p1 = 0.5).
  */
 #define DET_PRIOR 0.2
+#define CLEAN_PRIOR 0.1
 #define BETA_A 1.0
 #define BETA_B 1.0
+#define BETA_A0 1.0
+#define BETA_B0 6.0
 /* below this, a run tells nothing worth its cost: ambiguous */
 #define MIN_GAIN 1e-4
 
@@ -59,17 +86,19 @@ int engine_noisy_alloc(struct engine *e)
 	e->pass_reach = calloc(n, 1);
 	e->post = calloc(n, sizeof(*e->post));
 	e->qbar = calloc(n, sizeof(*e->qbar));
+	e->q0bar = calloc(n, sizeof(*e->q0bar));
 	e->mass = calloc(n, sizeof(*e->mass));
 	e->gain = calloc(n, sizeof(*e->gain));
 	e->fc = calloc(n, sizeof(*e->fc));
 	e->pc = calloc(n, sizeof(*e->pc));
-	e->cnt = calloc(n, sizeof(*e->cnt));
 	e->range = calloc(n, 1);
 	e->s1 = calloc(n, sizeof(*e->s1));
+	e->s0 = calloc(n, sizeof(*e->s0));
+	e->h0 = calloc(n, sizeof(*e->h0));
 	e->post_dirty = 1;
 	if (!e->fails || !e->passes || !e->pass_reach || !e->post || !e->qbar ||
-	    !e->mass || !e->gain || !e->fc || !e->pc || !e->cnt || !e->range ||
-	    !e->s1)
+	    !e->q0bar || !e->mass || !e->gain || !e->fc || !e->pc ||
+	    !e->range || !e->s1 || !e->s0 || !e->h0)
 		return err_set(ERR_NOMEM, "out of memory");
 	return 0;
 }
@@ -81,13 +110,15 @@ void engine_noisy_free(struct engine *e)
 	free(e->pass_reach);
 	free(e->post);
 	free(e->qbar);
+	free(e->q0bar);
 	free(e->mass);
 	free(e->gain);
 	free(e->fc);
 	free(e->pc);
-	free(e->cnt);
 	free(e->range);
 	free(e->s1);
+	free(e->s0);
+	free(e->h0);
 }
 
 struct mark_pass {
@@ -147,7 +178,6 @@ static void add_obs(struct engine *e, uint32_t x, void *payload)
 
 	e->fc[x] += o->f;
 	e->pc[x] += o->p;
-	e->cnt[x] += o->f > 0;
 }
 
 static void in_range(struct engine *e, uint32_t x, void *payload)
@@ -156,8 +186,54 @@ static void in_range(struct engine *e, uint32_t x, void *payload)
 	e->range[x] = 1;
 }
 
+/* log(e^a + e^b), either may be -INFINITY */
+static double log_add(double a, double b)
+{
+	if (a == -INFINITY)
+		return b;
+	if (b == -INFINITY)
+		return a;
+	return a > b ? a + log1p(exp(b - a)) : b + log1p(exp(a - b));
+}
+
+/* Pr(p1 > p0) for p1 ~ Beta(a1, b1) and p0 ~ Beta(a0, b0), by a normal
+ * approximation of the difference */
+static double order_prob(double a1, double b1, double a0, double b0)
+{
+	double m1 = a1 / (a1 + b1), m0 = a0 / (a0 + b0);
+	double v1 = a1 * b1 / ((a1 + b1) * (a1 + b1) * (a1 + b1 + 1));
+	double v0 = a0 * b0 / ((a0 + b0) * (a0 + b0) * (a0 + b0 + 1));
+
+	return 0.5 * erfc(-(m1 - m0) / sqrt(2 * (v1 + v0)));
+}
+
+/*
+ * The log-likelihood of candidate c under the three priors (see the
+ * design above), and the expected rates after (*q1) and before (*q0).
+ * f, p: failures and passes of the commits that contain c; g, q: of the
+ * others.
+ */
+static double likelihood(uint32_t f, uint32_t p, uint32_t g, uint32_t q,
+			 double *q1, double *q0)
+{
+	double after = lbeta(BETA_A + f, BETA_B + p) - lbeta(BETA_A, BETA_B);
+	double det = p || g ? -INFINITY : log(DET_PRIOR);
+	double clean = g ? -INFINITY : log(CLEAN_PRIOR) + after;
+	double bg = log(1 - DET_PRIOR - CLEAN_PRIOR) + after +
+		    lbeta(BETA_A0 + g, BETA_B0 + q) - lbeta(BETA_A0, BETA_B0) +
+		    log(order_prob(BETA_A + f, BETA_B + p, BETA_A0 + g,
+				   BETA_B0 + q)) -
+		    log(order_prob(BETA_A, BETA_B, BETA_A0, BETA_B0));
+	double l = log_add(log_add(det, clean), bg);
+	double rate1 = (BETA_A + f) / (BETA_A + BETA_B + f + p);
+
+	*q1 = exp(det - l) + exp(clean - l) * rate1 + exp(bg - l) * rate1;
+	*q0 = exp(bg - l) * (BETA_A0 + g) / (BETA_A0 + BETA_B0 + g + q);
+	return l;
+}
+
 struct sums {
-	double m, s1, s2;
+	double m, s1, s2, s0, h0;
 };
 
 static void add_sums(struct engine *e, uint32_t x, void *payload)
@@ -168,6 +244,27 @@ static void add_sums(struct engine *e, uint32_t x, void *payload)
 	s->m += p;
 	s->s1 += p * e->qbar[x];
 	s->s2 += p * entropy(e->qbar[x]);
+	s->s0 += p * e->q0bar[x];
+	s->h0 += p * entropy(e->q0bar[x]);
+}
+
+/* The observations of every commit added to those of its ancestors. */
+static void count_observations(struct engine *e, uint32_t *f, uint32_t *p)
+{
+	size_t i;
+
+	*f = *p = 0;
+	memset(e->fc, 0, e->n * sizeof(*e->fc));
+	memset(e->pc, 0, e->n * sizeof(*e->pc));
+	for (i = 0; i < e->n; i++) {
+		struct add_obs o = { e->fails[i], e->passes[i] };
+
+		if (!o.f && !o.p)
+			continue;
+		*f += o.f;
+		*p += o.p;
+		engine_walk_ancestors(e, (uint32_t)i, add_obs, &o);
+	}
 }
 
 /*
@@ -177,64 +274,49 @@ static void add_sums(struct engine *e, uint32_t x, void *payload)
 static int posterior(struct engine *e)
 {
 	double lmax = -INFINITY, total = 0, *ll = e->gain, *s1 = e->s1;
-	uint32_t nfailing = 0;
+	double t0 = 0, th0 = 0;
+	uint32_t f, p;
 	size_t i;
 
 	if (!e->post_dirty)
 		return 0;
 	if (e->bad0 < 0 || engine_refresh(e))
 		return -1;
-	memset(e->fc, 0, e->n * sizeof(*e->fc));
-	memset(e->pc, 0, e->n * sizeof(*e->pc));
-	memset(e->cnt, 0, e->n * sizeof(*e->cnt));
 	memset(e->range, 0, e->n);
 	engine_walk_ancestors(e, (uint32_t)e->bad0, in_range, NULL);
+	count_observations(e, &f, &p);
 	for (i = 0; i < e->n; i++) {
-		struct add_obs o = { e->fails[i], e->passes[i] };
-
-		if (!o.f && !o.p)
-			continue;
-		nfailing += o.f > 0;
-		engine_walk_ancestors(e, (uint32_t)i, add_obs, &o);
-	}
-	for (i = 0; i < e->n; i++) {
-		double det, noisy, l;
-
 		ll[i] = -INFINITY;
-		e->qbar[i] = 0;
-		if (!e->range[i] || e->cnt[i] != nfailing)
+		e->qbar[i] = e->q0bar[i] = 0;
+		if (!e->range[i])
 			continue;
-		det = e->pc[i] ? -INFINITY : log(DET_PRIOR);
-		noisy = log(1 - DET_PRIOR) +
-			lbeta(BETA_A + e->fc[i], BETA_B + e->pc[i]) -
-			lbeta(BETA_A, BETA_B);
-		l = det > noisy ? det + log1p(exp(noisy - det))
-				: noisy + log1p(exp(det - noisy));
-		ll[i] = l;
-		/* E[q | c]: 1 under the deterministic term */
-		e->qbar[i] = (det > -INFINITY ? exp(det - l) : 0) +
-			     exp(noisy - l) * (BETA_A + e->fc[i]) /
-				     (BETA_A + BETA_B + e->fc[i] + e->pc[i]);
-		if (l > lmax)
-			lmax = l;
+		ll[i] = likelihood(e->fc[i], e->pc[i], f - e->fc[i],
+				   p - e->pc[i], &e->qbar[i], &e->q0bar[i]);
+		if (ll[i] > lmax)
+			lmax = ll[i];
 	}
 	for (i = 0; i < e->n; i++) {
 		e->post[i] = ll[i] > -INFINITY ? exp(ll[i] - lmax) : 0;
 		total += e->post[i];
 	}
-	for (i = 0; i < e->n; i++)
+	for (i = 0; i < e->n; i++) {
 		e->post[i] = total > 0 ? e->post[i] / total : 0;
+		t0 += e->post[i] * e->q0bar[i];
+		th0 += e->post[i] * entropy(e->q0bar[i]);
+	}
 	/* ancestor sums, parents first; a merge walks its ancestors */
 	for (i = 0; i < e->n; i++) {
 		uint32_t x = e->topo[i];
-		struct sums s = { 0, 0, 0 };
+		struct sums s = { 0, 0, 0, 0, 0 };
 
 		if (e->npar[x] == 1) {
-			uint32_t p = e->par[x][0];
+			uint32_t par = e->par[x][0];
 
-			s.m = e->mass[p];
-			s.s1 = s1[p];
-			s.s2 = e->gain[p];
+			s.m = e->mass[par];
+			s.s1 = s1[par];
+			s.s2 = e->gain[par];
+			s.s0 = e->s0[par];
+			s.h0 = e->h0[par];
 			add_sums(e, x, &s);
 		} else if (e->npar[x] == 0) {
 			add_sums(e, x, &s);
@@ -244,9 +326,13 @@ static int posterior(struct engine *e)
 		e->mass[x] = s.m;
 		s1[x] = s.s1;
 		e->gain[x] = s.s2; /* M2 until the pass below */
+		e->s0[x] = s.s0;
+		e->h0[x] = s.h0;
 	}
+	/* a run of x: p1 for the candidates it contains, p0 for the rest */
 	for (i = 0; i < e->n; i++)
-		e->gain[i] = entropy(s1[i]) - e->gain[i];
+		e->gain[i] = entropy(s1[i] + t0 - e->s0[i]) -
+			     (e->gain[i] + th0 - e->h0[i]);
 	e->post_dirty = 0;
 	return 0;
 }
@@ -443,7 +529,8 @@ double engine_probability(struct engine *e, uint32_t c)
 	return e->post[c];
 }
 
-double engine_failure_rate(struct engine *e)
+/* The posterior's mean of rates[c]. */
+static double mean_rate(struct engine *e, const double *rates)
 {
 	double q = 0;
 	size_t i;
@@ -451,6 +538,16 @@ double engine_failure_rate(struct engine *e)
 	if (posterior(e))
 		return 0;
 	for (i = 0; i < e->n; i++)
-		q += e->post[i] * e->qbar[i];
+		q += e->post[i] * rates[i];
 	return q;
+}
+
+double engine_failure_rate(struct engine *e)
+{
+	return mean_rate(e, e->qbar);
+}
+
+double engine_failure_rate_before(struct engine *e)
+{
+	return mean_rate(e, e->q0bar);
 }

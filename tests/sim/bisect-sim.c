@@ -4,7 +4,14 @@
  * with the engine's confidence against git's bisection with the
  * all-runs-must-pass rule.
  *
- *   bisect-sim [--jobs N] [--commits N] [--workers W] [--seed S]
+ * With --grid, the confidence engine alone where good commits fail too:
+ * every failure rate before the culprit (p0) against every rate after
+ * it (p1).
+ *
+ * --rates P0,P1 runs one line of the grid.
+ *
+ *   bisect-sim [--grid | --rates P0,P1] [--jobs N] [--commits N]
+ *              [--workers W] [--seed S]
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -17,13 +24,13 @@ struct tally {
 	unsigned long runs;
 };
 
-static void one(struct tally *t, const struct sim_dag *d, double q, size_t w,
-		double conf, unsigned runs, uint64_t *rng)
+static void one(struct tally *t, const struct sim_dag *d, double q, double p0,
+		size_t w, double conf, unsigned runs, uint64_t *rng)
 {
 	uint32_t culprit = (uint32_t)(sim_rand(rng) % d->n);
 	struct sim_result r;
 
-	if (sim_bisect(&r, d, culprit, q, w, conf, runs, rng)) {
+	if (sim_bisect(&r, d, culprit, q, p0, w, conf, runs, rng)) {
 		fprintf(stderr, "bisect-sim: out of memory\n");
 		exit(3);
 	}
@@ -39,8 +46,61 @@ static void one(struct tally *t, const struct sim_dag *d, double q, size_t w,
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: bisect-sim [--jobs N] [--commits N] "
-		   "[--workers W] [--seed S]\n");
+	fprintf(f, "usage: bisect-sim [--grid | --rates P0,P1] [--jobs N] "
+		   "[--commits N] [--workers W] [--seed S]\n");
+}
+
+/* One line: jobs bisections at confidence 0.95; 1 when it met the
+ * targets (calibrated at >= 93%, accurate at >= 95% where p1 - p0 >= 0.5) */
+static int grid_line(double p0, double p1, unsigned jobs, unsigned commits,
+		     size_t w, uint64_t seed)
+{
+	uint64_t rng = seed * 2654435761u + (uint64_t)(p0 * 1000) * 7919 +
+		       (uint64_t)(p1 * 1000);
+	struct tally t = { 0 };
+	double acc, cal;
+	unsigned k;
+	int ok;
+
+	for (k = 0; k < jobs; k++) {
+		struct sim_dag d;
+
+		if (sim_dag_new(&d, commits, &rng))
+			exit(3);
+		one(&t, &d, p1, p0, w, 0.95, 1, &rng);
+		sim_dag_free(&d);
+	}
+	acc = 100.0 * t.right / t.jobs;
+	cal = t.found ? 100.0 * t.found_right / t.found : 100;
+	ok = cal >= 93 && (p1 - p0 < 0.5 || acc >= 95);
+	printf("%-5.2f %-5.2f %8.1f%% %9.1f %10.1f%% (%u of %u found)%s\n", p0,
+	       p1, acc, (double)t.runs / t.jobs, cal, t.found_right, t.found,
+	       ok ? "" : "  (target missed)");
+	fflush(stdout);
+	return ok;
+}
+
+static int grid(unsigned jobs, unsigned commits, size_t w, uint64_t seed)
+{
+	static const double before[] = { 0, 0.02, 0.05, 0.1 };
+	static const double after[] = { 1.0, 0.8, 0.5, 0.3 };
+	unsigned i, j, met = 0, lines = 0;
+
+	printf("# %u simulated bisections per line, %u-commit DAGs with "
+	       "merges, %u worker(s), confidence 0.95\n",
+	       jobs, commits, (unsigned)w);
+	printf("%-5s %-5s %9s %9s %11s %s\n", "p0", "p1", "accuracy",
+	       "mean runs", "calibrated", "(right of those found)");
+	for (i = 0; i < sizeof(before) / sizeof(*before); i++)
+		for (j = 0; j < sizeof(after) / sizeof(*after); j++) {
+			met += grid_line(before[i], after[j], jobs, commits, w,
+					 seed);
+			lines++;
+		}
+	printf("target: calibrated >= 93%% on every line, accuracy >= 95%% "
+	       "where p1 - p0 >= 0.5: %u of %u lines meet it\n",
+	       met, lines);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -50,6 +110,8 @@ int main(int argc, char **argv)
 		{ "commits", required_argument, NULL, 'n' },
 		{ "workers", required_argument, NULL, 'w' },
 		{ "seed", required_argument, NULL, 's' },
+		{ "grid", no_argument, NULL, 'g' },
+		{ "rates", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -58,7 +120,8 @@ int main(int argc, char **argv)
 	double acc[4][5], mruns[4][5];
 	unsigned jobs = 1000, commits = 1000, w = 1, i, r, k;
 	uint64_t seed = 1;
-	int c;
+	int c, want_grid = 0;
+	double p0 = 0, p1 = 1;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -74,6 +137,19 @@ int main(int argc, char **argv)
 		case 's':
 			seed = strtoull(optarg, NULL, 10);
 			break;
+		case 'g':
+			want_grid = 1;
+			break;
+		case 'r':
+			if (sscanf(optarg, "%lf,%lf", &p0, &p1) != 2 ||
+			    p0 < 0 || p1 > 1 || p0 >= p1) {
+				fprintf(stderr, "bisect-sim: --rates takes "
+						"P0,P1 with 0 <= P0 < P1 <= "
+						"1\n");
+				return 2;
+			}
+			want_grid = 2;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -87,6 +163,10 @@ int main(int argc, char **argv)
 				"--workers (1-16) or --seed\n");
 		return 2;
 	}
+	if (want_grid == 1)
+		return grid(jobs, commits, w, seed);
+	if (want_grid == 2)
+		return !grid_line(p0, p1, jobs, commits, w, seed);
 	printf("# %u simulated bisections per line, %u-commit DAGs with "
 	       "merges, %u worker(s)\n",
 	       jobs, commits, w);
@@ -104,9 +184,10 @@ int main(int argc, char **argv)
 				if (sim_dag_new(&d, commits, &rng))
 					return 3;
 				if (r == 0)
-					one(&t, &d, rates[i], w, 0.95, 1, &rng);
+					one(&t, &d, rates[i], 0, w, 0.95, 1,
+					    &rng);
 				else
-					one(&t, &d, rates[i], w, 0,
+					one(&t, &d, rates[i], 0, w, 0,
 					    rules[r - 1], &rng);
 				sim_dag_free(&d);
 			}

@@ -97,20 +97,21 @@ static uint8_t *oracle(const struct sim_dag *d, uint32_t culprit)
 	return bad;
 }
 
-/* runs of c; returns how many showed the failure */
+/* runs of c, failing at rate q when c is bad and p0 when not; returns
+ * how many showed the failure */
 static unsigned run(const uint8_t *bad, uint32_t c, unsigned runs, double q,
-		    uint64_t *rng)
+		    double p0, uint64_t *rng)
 {
 	unsigned f = 0, i;
 
 	for (i = 0; i < runs; i++)
-		f += bad[c] && sim_uniform(rng) < q;
+		f += sim_uniform(rng) < (bad[c] ? q : p0);
 	return f;
 }
 
 int sim_bisect(struct sim_result *out, const struct sim_dag *d,
-	       uint32_t culprit, double q, size_t w, double confidence,
-	       unsigned runs, uint64_t *rng)
+	       uint32_t culprit, double q, double p0, size_t w,
+	       double confidence, unsigned runs, uint64_t *rng)
 {
 	uint8_t *bad = oracle(d, culprit);
 	struct engine *e = NULL;
@@ -131,7 +132,7 @@ int sim_bisect(struct sim_result *out, const struct sim_dag *d,
 		unsigned tries = 0;
 
 		while (f < 3 && tries < 10) {
-			unsigned x = run(bad, 0, 1, q, rng);
+			unsigned x = run(bad, 0, 1, q, p0, rng);
 
 			engine_observe(e, 0, x, 1 - x);
 			f += x;
@@ -139,7 +140,7 @@ int sim_bisect(struct sim_result *out, const struct sim_dag *d,
 		}
 		out->endpoint_runs = tries;
 	} else {
-		f = run(bad, 0, runs, q, rng);
+		f = run(bad, 0, runs, q, p0, rng);
 		out->endpoint_runs = runs;
 	}
 	out->runs = out->endpoint_runs;
@@ -163,7 +164,7 @@ int sim_bisect(struct sim_result *out, const struct sim_dag *d,
 		}
 		for (i = 0; i < np; i++) {
 			unsigned n = confidence > 0 ? 1 : runs;
-			unsigned x = run(bad, picks[i], n, q, rng);
+			unsigned x = run(bad, picks[i], n, q, p0, rng);
 
 			out->runs += n;
 			if (confidence > 0)

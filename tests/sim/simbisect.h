@@ -33,14 +33,15 @@ struct sim_result {
 };
 
 /*
- * Bisect d for culprit with failure rate q: the bad endpoint is run
+ * Bisect d for culprit with failure rate q (p0 before it: a good commit
+ * fails too at that rate): the bad endpoint is run
  * until it failed 3 times or ran 10 times, then the engine's probes, w at
  * a time (each one run), until it ends.  confidence 0 is git's bisection
  * with the all-runs rule: every step runs `runs` times and is good only
  * if all pass (the endpoint too).
  */
 int sim_bisect(struct sim_result *out, const struct sim_dag *d,
-	       uint32_t culprit, double q, size_t w, double confidence,
-	       unsigned runs, uint64_t *rng);
+	       uint32_t culprit, double q, double p0, size_t w,
+	       double confidence, unsigned runs, uint64_t *rng);
 
 #endif
