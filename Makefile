@@ -226,6 +226,8 @@ demo: deps
 bench: deps
 	$(MAKE) all
 	$(B)/tests/sim/bisect-sim
+	$(B)/tests/sim/bisect-sim --grid --jobs 300 --commits 300
+	tests/bench-skips.sh
 	tests/bench.sh
 	tests/bench-coord.sh
 	tests/bench-stats.sh

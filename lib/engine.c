@@ -20,9 +20,15 @@
  * counted by a walk over its ancestors, as git's count_distance() does.
  * The best commit to test maximises min(weight, N - weight); ties go to
  * the earliest in rev-list order.  Skipped commits stay candidates (they
- * count in weights) but are never chosen: the next best one is.  When only
- * the bad commit and skipped commits remain, the result is ambiguous and
- * all of them are the answer, as `git bisect` reports it.
+ * count in weights) but are never chosen.  Untestable commits come in
+ * stretches (a build broken for a while, a second failure that masks a
+ * range): near a skipped commit, the next one is not its neighbour but
+ * the best one outside the stretch that the skipped commits around it
+ * make, widened by its span and 2 on each side, so that the distance
+ * grows with each skip and a stretch of L commits costs about log(L)
+ * probes, not L (skip_away()).  When only the bad commit and
+ * skipped commits remain, the result is ambiguous and all of them are the
+ * answer, as `git bisect` reports it.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -361,10 +367,76 @@ static size_t distance(const struct engine *e, uint32_t c)
 	return w < e->nc - w ? w : e->nc - w;
 }
 
+static int by_value(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Away from skipped commits, which come in stretches: by weight (the
+ * candidates below a commit, its place in the range), the skipped
+ * candidates around skip (each within half the span so far,
+ * plus 2, of the next) are taken as one stretch, which likely goes on
+ * past its ends by its span and 2: the testable candidate whose split
+ * is best, counted by how far it is from the stretch up to that margin
+ * (its chance to be testable at all).
+ */
+static int64_t skip_away(struct engine *e, uint32_t skip)
+{
+	uint32_t *w = malloc(e->n * sizeof(*w)), lo, hi, m;
+	size_t n = 0, i, at = 0, first, last, best_d = 0, best_score = 0, score;
+	int64_t best = -1;
+
+	if (!w)
+		return -1;
+	for (i = 0; i < e->n; i++)
+		if (e->in_c[i] && e->skipped[i] && (int64_t)i != e->bad)
+			w[n++] = e->weight[i];
+	qsort(w, n, sizeof(*w), by_value);
+	while (at < n && w[at] != e->weight[skip])
+		at++;
+	if (at == n) {
+		free(w);
+		return -1;
+	}
+	lo = hi = e->weight[skip];
+	for (first = last = at;;) {
+		m = hi - lo + 2;
+		if (first > 0 && w[first - 1] + m >= lo)
+			lo = w[--first];
+		else if (last + 1 < n && w[last + 1] <= hi + m)
+			hi = w[++last];
+		else
+			break;
+	}
+	free(w);
+	for (i = 0; i < e->n; i++) {
+		uint32_t wi = e->weight[i];
+		/* how far outside the stretch, up to its margin */
+		size_t gap = wi < lo ? lo - wi : wi > hi ? wi - hi : 0, d;
+
+		if (!e->in_c[i] || e->skipped[i] || (int64_t)i == e->bad)
+			continue;
+		/* its split, by the chance that it is testable at all; in
+		 * the stretch, its split alone */
+		d = distance(e, (uint32_t)i);
+		score = d * (gap > m ? m : gap);
+		if (best < 0 || score > best_score ||
+		    (score == best_score && d > best_d)) {
+			best = (int64_t)i;
+			best_score = score;
+			best_d = d;
+		}
+	}
+	return best;
+}
+
 static enum engine_state det_next(struct engine *e, uint32_t *out)
 {
-	size_t i, best_d = 0;
-	int64_t best = -1;
+	size_t i, best_d = 0, skip_d = 0;
+	int64_t best = -1, skip = -1;
 
 	if (e->bad < 0 || engine_refresh(e))
 		return ENGINE_NOTHING;
@@ -373,13 +445,24 @@ static enum engine_state det_next(struct engine *e, uint32_t *out)
 	for (i = 0; i < e->n; i++) {
 		size_t d;
 
-		if (!e->in_c[i] || e->skipped[i] || (int64_t)i == e->bad)
+		if (!e->in_c[i] || (int64_t)i == e->bad)
 			continue;
 		d = distance(e, (uint32_t)i);
-		if (best < 0 || d > best_d) {
+		if (e->skipped[i]) {
+			if (skip < 0 || d > skip_d) {
+				skip = (int64_t)i;
+				skip_d = d;
+			}
+		} else if (best < 0 || d > best_d) {
 			best = (int64_t)i;
 			best_d = d;
 		}
+	}
+	if (best >= 0 && skip >= 0) {
+		/* away from the stretch of the best skipped commit */
+		int64_t away = skip_away(e, (uint32_t)skip);
+
+		best = away >= 0 ? away : best;
 	}
 	if (best >= 0) {
 		*out = (uint32_t)best;
