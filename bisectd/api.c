@@ -356,7 +356,7 @@ static int submit_check(struct api *a, const char *body, size_t len, char **out)
 
 /*
  * A job whose repository is a URL (or a Debian source version) is stored
- * as fetching and answered at once; the fetch queue (bisectd.c) fetches
+ * as fetching and answered at once; the fetch queue (fetchq.c) fetches
  * it outside the lock and then plans or fails it.  Any other job is
  * planned here.
  */
