@@ -38,6 +38,7 @@
 #include "job.h"
 #include "mbox.h"
 #include "policy.h"
+#include "quota.h"
 #include "report.h"
 #include "util.h"
 
@@ -66,6 +67,9 @@ struct config {
 	unsigned long fetch_max_mb; /* the largest file a fetch may write */
 	int max_fetches;	    /* fetches at once */
 	int fetches_per_submitter;  /* of them one submitter's; 0: half */
+	/* a submitter's jobs not ended, and submits in a minute; 0: no
+	 * limit */
+	unsigned max_jobs_per_submitter, max_submits_per_minute;
 	/* space-separated allow-lists: repository URL prefixes, repository
 	 * directories, webhook URL prefixes */
 	char repo_urls[4096], repo_roots[4096], hook_urls[4096];
@@ -173,6 +177,21 @@ static int set_key(struct config *c, const char *k, const char *v)
 			c->max_fetches = (int)n;
 		else
 			c->fetches_per_submitter = (int)n;
+	} else if (!strcmp(k, "max-jobs-per-submitter") ||
+		   !strcmp(k, "max-submits-per-minute")) {
+		unsigned long n = strtoul(v, &end, 10),
+			      most = !strcmp(k, "max-jobs-per-submitter")
+					     ? 1000000
+					     : QUOTA_PER_MINUTE_MAX;
+
+		if (*end || !*v || *v == '-' || n > most)
+			return err_set(ERR_INPUT,
+				       "%s must be 0 (no limit) to %lu", k,
+				       most);
+		if (!strcmp(k, "max-jobs-per-submitter"))
+			c->max_jobs_per_submitter = (unsigned)n;
+		else
+			c->max_submits_per_minute = (unsigned)n;
 	} else if (!strcmp(k, "fetch-max-mb")) {
 		errno = 0;
 		c->fetch_max_mb = strtoul(v, &end, 10);
@@ -581,6 +600,8 @@ static int usage(int asked)
 		"               [--fetch-stall-timeout S] [--fetch-max-mb N] "
 		"[--max-fetches N]\n"
 		"               [--max-fetches-per-submitter N] "
+		"[--max-jobs-per-submitter N]\n"
+		"               [--max-submits-per-minute N] "
 		"[--repo-urls 'PREFIX...']\n"
 		"               [--repo-roots 'DIR...'] "
 		"[--webhook-urls 'PREFIX...']\n"
@@ -613,6 +634,8 @@ int main(int argc, char **argv)
 		{ "fetch-stall-timeout", required_argument, NULL, 'S' },
 		{ "max-fetches", required_argument, NULL, 'N' },
 		{ "max-fetches-per-submitter", required_argument, NULL, 'O' },
+		{ "max-jobs-per-submitter", required_argument, NULL, 'J' },
+		{ "max-submits-per-minute", required_argument, NULL, 'Q' },
 		{ "repo-urls", required_argument, NULL, 'U' },
 		{ "repo-roots", required_argument, NULL, 'R' },
 		{ "webhook-urls", required_argument, NULL, 'W' },
@@ -639,6 +662,8 @@ int main(int argc, char **argv)
 		['S'] = "fetch-stall-timeout",
 		['N'] = "max-fetches",
 		['O'] = "max-fetches-per-submitter",
+		['J'] = "max-jobs-per-submitter",
+		['Q'] = "max-submits-per-minute",
 		['U'] = "repo-urls",
 		['R'] = "repo-roots",
 		['W'] = "webhook-urls",
@@ -657,6 +682,8 @@ int main(int argc, char **argv)
 			    .fetch_stall_s = 60,
 			    .fetch_max_mb = 16384,
 			    .max_fetches = 4,
+			    .max_jobs_per_submitter = 200,
+			    .max_submits_per_minute = 60,
 			    .repo_urls = "https://",
 			    .per_ip = 256,
 			    .max_bodies_mb = 64,
@@ -753,6 +780,8 @@ int main(int argc, char **argv)
 	ao.repo_roots = repo_roots;
 	ao.hook_urls = hook_urls;
 	ao.per_ip = c.per_ip;
+	ao.max_jobs_per_submitter = c.max_jobs_per_submitter;
+	ao.max_submits_per_minute = c.max_submits_per_minute;
 	find_web_dir(web_dir, sizeof(web_dir));
 	ao.web_dir = web_dir;
 	memset(&sa, 0, sizeof(sa));

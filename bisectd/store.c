@@ -401,6 +401,25 @@ int store_job_each(struct store *s, int state,
 			fn, payload);
 }
 
+int store_job_count_open(struct store *s, const char *owner, long long *out)
+{
+	sqlite3_stmt *st =
+		prep(s,
+		     "SELECT COUNT(*) FROM jobs WHERE state IN "
+		     "(?, ?, ?) AND owner = ?",
+		     "iiis", JOB_QUEUED, JOB_RUNNING, JOB_FETCHING, owner);
+	int rc;
+
+	*out = 0;
+	if (!st)
+		return ERR_INFRA;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : db_err(s, "count jobs");
+}
+
 /* Collect the first column (ids) of a query into *ids. */
 static int collect_ids(struct store *s, sqlite3_stmt *st, long long **ids,
 		       size_t *n)
