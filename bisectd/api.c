@@ -41,6 +41,7 @@
 #include "job.h"
 #include "jobview.h"
 #include "policy.h"
+#include "quota.h"
 #include "recipe.h"
 #include "report.h"
 #include "metrics.h"
@@ -58,6 +59,7 @@ struct api {
 	struct api_opts o;
 	size_t body_bytes; /* held by all requests' bodies (atomic) */
 	struct metrics *m;
+	struct quota *submits; /* per submitter; c->lock guards it */
 	/* suspended long polls, oldest first; c->lock guards them */
 	struct conn *wait_head, *wait_tail;
 	size_t nwaiting;
@@ -166,6 +168,22 @@ static enum MHD_Result error_reply(struct MHD_Connection *mc, unsigned status,
 				      "may say more)"
 				    : "the request was refused";
 	return json_reply(mc, status, job_error_json(msg));
+}
+
+/* 429 with msg, and when to try again (Retry-After: seconds). */
+static enum MHD_Result too_many(struct MHD_Connection *mc, const char *msg,
+				int retry_after)
+{
+	char *body = job_error_json(msg), secs[16];
+	struct MHD_Response *r;
+
+	if (!body)
+		body = strdup("{\"error\":\"out of memory\"}");
+	r = MHD_create_response_from_buffer(strlen(body), body,
+					    MHD_RESPMEM_MUST_FREE);
+	snprintf(secs, sizeof(secs), "%d", retry_after);
+	MHD_add_response_header(r, "Retry-After", secs);
+	return respond(mc, MHD_HTTP_TOO_MANY_REQUESTS, r, "application/json");
 }
 
 /* The HTTP status for an error code from the store or the scheduler. */
@@ -355,30 +373,70 @@ static int submit_check(struct api *a, const char *body, size_t len, char **out)
 }
 
 /*
+ * Under c->lock: 0 when owner may submit now; else the seconds it should
+ * wait (Retry-After), and err_last() says which limit it met.  A job
+ * that ends makes room: when is not known, so a minute is suggested.
+ */
+static int submit_wait(struct api *a, const char *owner, double now)
+{
+	long long open = 0;
+	int wait;
+
+	if (a->o.max_jobs_per_submitter &&
+	    !store_job_count_open(a->c->store, owner, &open) &&
+	    open >= a->o.max_jobs_per_submitter) {
+		err_set(ERR_INPUT,
+			"'%s' has %lld jobs fetching, queued or running: at "
+			"most %u (setting max-jobs-per-submitter)",
+			owner, open, a->o.max_jobs_per_submitter);
+		return 60;
+	}
+	if (a->submits && (wait = quota_wait(a->submits, owner, now))) {
+		err_set(ERR_INPUT,
+			"'%s' submitted %u jobs in the last minute: at most "
+			"%u (setting max-submits-per-minute)",
+			owner, a->o.max_submits_per_minute,
+			a->o.max_submits_per_minute);
+		return wait;
+	}
+	return 0;
+}
+
+/*
  * A job whose repository is a URL (or a Debian source version) is stored
- * as fetching and answered at once; the fetch queue (bisectd.c) fetches
+ * as fetching and answered at once; the fetch queue (fetchq.c) fetches
  * it outside the lock and then plans or fails it.  Any other job is
- * planned here.
+ * planned here.  A submitter past its quota is answered 429.
  */
 static enum MHD_Result submit(struct api *a, struct MHD_Connection *mc,
 			      struct conn *cn)
 {
 	long long id = 0;
-	char *checked = NULL, *doc;
-	int rc, fetching;
+	char *checked = NULL, *doc, why[512];
+	int rc, fetching, wait;
+	double now = util_now();
 
 	if ((rc = submit_check(a, buf_str(&cn->body), cn->body.len, &checked)))
 		return error_reply(mc, status_for(rc), err_last());
 	fetching = sched_needs_fetch(checked, strlen(checked));
 	pthread_mutex_lock(&a->c->lock);
-	rc = fetching ? sched_submit_fetching(a->c->sched, checked,
-					      strlen(checked), cn->owner, &id)
-		      : sched_submit(a->c->sched, checked, strlen(checked),
-				     NULL, 0, cn->owner, &id);
-	if (fetching)
+	wait = submit_wait(a, cn->owner, now);
+	if (wait)
+		snprintf(why, sizeof(why), "%s", err_last());
+	else if (fetching)
+		rc = sched_submit_fetching(a->c->sched, checked,
+					   strlen(checked), cn->owner, &id);
+	else
+		rc = sched_submit(a->c->sched, checked, strlen(checked), NULL,
+				  0, cn->owner, &id);
+	if (!wait && !rc && a->submits)
+		quota_count(a->submits, cn->owner, now);
+	if (fetching && !wait)
 		pthread_cond_broadcast(&a->c->fetch);
 	pthread_mutex_unlock(&a->c->lock);
 	free(checked);
+	if (wait)
+		return too_many(mc, why, wait);
 	if (!rc && !fetching)
 		api_dispatch(a);
 	if (rc)
@@ -1746,6 +1804,7 @@ static void stop_threads(struct api *a)
 static void api_free(struct api *a)
 {
 	metrics_free(a->m);
+	quota_free(a->submits);
 	pthread_mutex_destroy(&a->q_lock);
 	pthread_cond_destroy(&a->q_cond);
 	free(a);
@@ -1832,6 +1891,11 @@ int api_start(struct api **out, struct coord *c, const struct api_opts *o)
 	if (metrics_new(&a->m)) {
 		api_free(a);
 		return ERR_NOMEM;
+	}
+	if (o->max_submits_per_minute &&
+	    (rc = quota_new(&a->submits, o->max_submits_per_minute))) {
+		api_free(a);
+		return rc;
 	}
 	more_files();
 	rc = listener(a, o->listen, o->port, &a->d);

@@ -53,6 +53,10 @@ struct api_opts {
 	 * address */
 	int worker_port;
 	const char *worker_listen;
+	/* a submitter's (a submit token's name's) jobs fetching, queued or
+	 * running, and submits in any minute; past either a submit is
+	 * answered 429.  0: no limit */
+	unsigned max_jobs_per_submitter, max_submits_per_minute;
 };
 
 #define API_POOL_MAX 16

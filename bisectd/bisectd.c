@@ -4,6 +4,7 @@
  *   bisectd [--config FILE] [--listen ADDR] [--port N] [--state DIR]
  *           [--recipes PATH] [--lease SECONDS] [--public-read yes|no]
  *           [--port-file FILE] [--public-url URL] [--fetch-timeout S]
+ *           [--fetch-stall-timeout S] [--max-fetches N]
  *           [--mail-from 'NAME <ADDRESS>'] [--worker-port N]
  *           (and the limits in usage())
  *   bisectd token add ROLE NAME [--state DIR]
@@ -11,7 +12,8 @@
  * Flags override the config file.  State (SQLite, mirrors, artifacts)
  * lives in the state directory; logs go to stderr, which systemd sends
  * to the journal.  Every second the daemon expires lost leases and
- * replans unfinished jobs; a thread of its own delivers due webhooks.
+ * replans unfinished jobs; a thread of its own delivers due webhooks,
+ * and a pool of threads fetches submitted repositories (fetchq.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,11 +32,13 @@
 #include "buf.h"
 #include "digest.h"
 #include "error.h"
+#include "fetchq.h"
 #include "gitutil.h"
 #include "http.h"
 #include "job.h"
 #include "mbox.h"
 #include "policy.h"
+#include "quota.h"
 #include "report.h"
 #include "util.h"
 
@@ -59,7 +63,13 @@ struct config {
 	char public_url[512];	    /* reports link here; "" for listen:port */
 	char mail_from[512];	    /* reports' From; "" for bisectd's */
 	double fetch_timeout_s;	    /* a submitted repository URL's fetch */
+	double fetch_stall_s;	    /* ... receiving nothing; 0: no limit */
 	unsigned long fetch_max_mb; /* the largest file a fetch may write */
+	int max_fetches;	    /* fetches at once */
+	int fetches_per_submitter;  /* of them one submitter's; 0: half */
+	/* a submitter's jobs not ended, and submits in a minute; 0: no
+	 * limit */
+	unsigned max_jobs_per_submitter, max_submits_per_minute;
 	/* space-separated allow-lists: repository URL prefixes, repository
 	 * directories, webhook URL prefixes */
 	char repo_urls[4096], repo_roots[4096], hook_urls[4096];
@@ -148,6 +158,40 @@ static int set_key(struct config *c, const char *k, const char *v)
 		    !(c->fetch_timeout_s >= 1 && c->fetch_timeout_s <= 86400))
 			return err_set(ERR_INPUT, "fetch-timeout must be 1 to "
 						  "86400 seconds");
+	} else if (!strcmp(k, "fetch-stall-timeout")) {
+		c->fetch_stall_s = strtod(v, &end);
+		if (*end || !*v ||
+		    !(c->fetch_stall_s == 0 ||
+		      (c->fetch_stall_s >= 1 && c->fetch_stall_s <= 86400)))
+			return err_set(ERR_INPUT,
+				       "fetch-stall-timeout must be 1 to 86400 "
+				       "seconds (0: no limit)");
+	} else if (!strcmp(k, "max-fetches") ||
+		   !strcmp(k, "max-fetches-per-submitter")) {
+		long n = strtol(v, &end, 10);
+
+		if (*end || !*v || n < 1 || n > FETCHQ_MAX)
+			return err_set(ERR_INPUT, "%s must be 1 to %d", k,
+				       FETCHQ_MAX);
+		if (!strcmp(k, "max-fetches"))
+			c->max_fetches = (int)n;
+		else
+			c->fetches_per_submitter = (int)n;
+	} else if (!strcmp(k, "max-jobs-per-submitter") ||
+		   !strcmp(k, "max-submits-per-minute")) {
+		unsigned long n = strtoul(v, &end, 10),
+			      most = !strcmp(k, "max-jobs-per-submitter")
+					     ? 1000000
+					     : QUOTA_PER_MINUTE_MAX;
+
+		if (*end || !*v || *v == '-' || n > most)
+			return err_set(ERR_INPUT,
+				       "%s must be 0 (no limit) to %lu", k,
+				       most);
+		if (!strcmp(k, "max-jobs-per-submitter"))
+			c->max_jobs_per_submitter = (unsigned)n;
+		else
+			c->max_submits_per_minute = (unsigned)n;
 	} else if (!strcmp(k, "fetch-max-mb")) {
 		errno = 0;
 		c->fetch_max_mb = strtoul(v, &end, 10);
@@ -523,73 +567,24 @@ static void *hook_thread(void *arg)
 }
 
 /*
- * The fetch queue: jobs whose repository is a URL (or a Debian source
- * version) wait as fetching while a thread of their own fetches them,
- * one at a time, without the lock; then they are planned, or fail with
- * the fetch's reason.  The API and the scheduler never wait for a fetch.
+ * What the fetch settings leave one submitter: half the fetches unless
+ * set, and fewer than all of them (unless there is only one).
  */
-struct fetcher {
-	struct coord *co;
-	const char *state_dir;
-	double timeout_s;
-	unsigned long max_mb;
-	volatile int done; /* the thread has ended */
-};
-
-static void fetch_one(struct fetcher *f)
+static int fetch_shares(struct config *c)
 {
-	struct coord *co = f->co;
-	long long *ids = NULL, id = 0;
-	size_t n = 0;
-	char *spec = NULL, *prepared = NULL, why[1024] = "";
-	struct store_job j;
-	struct timespec ts;
-	int rc;
-
-	pthread_mutex_lock(&co->lock);
-	if (!store_job_ids(co->store, JOB_FETCHING, &ids, &n) && n &&
-	    !store_job_get(co->store, ids[0], &j)) {
-		id = j.id;
-		spec = strdup(j.spec);
-		store_job_release(&j);
-	}
-	free(ids);
-	if (!spec) {
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += 1;
-		pthread_cond_timedwait(&co->fetch, &co->lock, &ts);
-		pthread_mutex_unlock(&co->lock);
-		return;
-	}
-	pthread_mutex_unlock(&co->lock);
-	rc = sched_prepare(f->state_dir, f->timeout_s, f->max_mb, spec,
-			   strlen(spec), &prepared);
-	if (rc)
-		snprintf(why, sizeof(why), "%s", err_last());
-	if (!stopping) {
-		const char *body = prepared ? prepared : spec;
-
-		pthread_mutex_lock(&co->lock);
-		if (sched_fetched(co->sched, id, body, strlen(body),
-				  rc ? why : NULL))
-			logf_("job %lld: %s", id, err_last());
-		pthread_mutex_unlock(&co->lock);
-		api_dispatch(co->api);
-		if (rc)
-			logf_("job %lld: fetch failed: %s", id, why);
-	}
-	free(prepared);
-	free(spec);
-}
-
-static void *fetch_thread(void *arg)
-{
-	struct fetcher *f = arg;
-
-	while (!stopping)
-		fetch_one(f);
-	f->done = 1;
-	return NULL;
+	if (!c->fetches_per_submitter)
+		c->fetches_per_submitter =
+			c->max_fetches > 1 ? c->max_fetches / 2 : 1;
+	if (c->max_fetches > 1 && c->fetches_per_submitter >= c->max_fetches)
+		return err_set(ERR_INPUT,
+			       "max-fetches-per-submitter must be less than "
+			       "max-fetches (%d), so that one submitter never "
+			       "holds every fetch",
+			       c->max_fetches);
+	if (c->max_fetches == 1 && c->fetches_per_submitter > 1)
+		return err_set(ERR_INPUT, "max-fetches-per-submitter must be 1 "
+					  "when max-fetches is 1");
+	return 0;
 }
 
 /* The usage: on stdout and 0 when asked for, else on stderr and 2. */
@@ -602,13 +597,18 @@ static int usage(int asked)
 		"[--public-read yes|no]\n"
 		"               [--port-file FILE] [--public-url URL] "
 		"[--fetch-timeout S]\n"
-		"               [--fetch-max-mb N] [--repo-urls 'PREFIX...'] "
-		"[--repo-roots 'DIR...']\n"
-		"               [--webhook-urls 'PREFIX...'] "
-		"[--max-conns-per-address N]\n"
-		"               [--max-bodies-mb N] [--mail-from 'NAME "
-		"<ADDRESS>']\n"
-		"               [--worker-port N [--worker-listen ADDR]]\n"
+		"               [--fetch-stall-timeout S] [--fetch-max-mb N] "
+		"[--max-fetches N]\n"
+		"               [--max-fetches-per-submitter N] "
+		"[--max-jobs-per-submitter N]\n"
+		"               [--max-submits-per-minute N] "
+		"[--repo-urls 'PREFIX...']\n"
+		"               [--repo-roots 'DIR...'] "
+		"[--webhook-urls 'PREFIX...']\n"
+		"               [--max-conns-per-address N] "
+		"[--max-bodies-mb N]\n"
+		"               [--mail-from 'NAME <ADDRESS>'] "
+		"[--worker-port N [--worker-listen ADDR]]\n"
 		"       bisectd [--state DIR] token add submit|worker|read "
 		"NAME\n"
 		"       bisectd [--state DIR] token list | token revoke "
@@ -631,6 +631,11 @@ int main(int argc, char **argv)
 		{ "public-url", required_argument, NULL, 'u' },
 		{ "fetch-timeout", required_argument, NULL, 'F' },
 		{ "fetch-max-mb", required_argument, NULL, 'M' },
+		{ "fetch-stall-timeout", required_argument, NULL, 'S' },
+		{ "max-fetches", required_argument, NULL, 'N' },
+		{ "max-fetches-per-submitter", required_argument, NULL, 'O' },
+		{ "max-jobs-per-submitter", required_argument, NULL, 'J' },
+		{ "max-submits-per-minute", required_argument, NULL, 'Q' },
 		{ "repo-urls", required_argument, NULL, 'U' },
 		{ "repo-roots", required_argument, NULL, 'R' },
 		{ "webhook-urls", required_argument, NULL, 'W' },
@@ -652,8 +657,13 @@ int main(int argc, char **argv)
 		['f'] = "port-file",
 		['m'] = "max-upload-mb",
 		['u'] = "public-url",
-		['F'] = "fetch-timeout",
+		['F'] = "fetch-timeout", /* the fetch queue's */
 		['M'] = "fetch-max-mb",
+		['S'] = "fetch-stall-timeout",
+		['N'] = "max-fetches",
+		['O'] = "max-fetches-per-submitter",
+		['J'] = "max-jobs-per-submitter",
+		['Q'] = "max-submits-per-minute",
 		['U'] = "repo-urls",
 		['R'] = "repo-roots",
 		['W'] = "webhook-urls",
@@ -669,7 +679,11 @@ int main(int argc, char **argv)
 			    .public_read = 1,
 			    .max_upload_mb = 512,
 			    .fetch_timeout_s = 600,
+			    .fetch_stall_s = 60,
 			    .fetch_max_mb = 16384,
+			    .max_fetches = 4,
+			    .max_jobs_per_submitter = 200,
+			    .max_submits_per_minute = 60,
 			    .repo_urls = "https://",
 			    .per_ip = 256,
 			    .max_bodies_mb = 64,
@@ -684,8 +698,9 @@ int main(int argc, char **argv)
 	struct api_opts ao;
 	struct api *api = NULL;
 	struct hooks hk;
-	pthread_t hooks, fetcher;
-	struct fetcher fe = { 0 };
+	pthread_t hooks;
+	struct fetchq_opts fo = { 0 };
+	struct fetchq *fq = NULL;
 	const char *config = NULL;
 	char *flags[128] = { 0 }, web_dir[PATH_MAX + 32];
 	struct sigaction sa;
@@ -723,7 +738,8 @@ int main(int argc, char **argv)
 	if (optind < argc)
 		return usage(0);
 
-	if (split_list(c.repo_urls, repo_urls, "repo-urls") ||
+	if (fetch_shares(&c) ||
+	    split_list(c.repo_urls, repo_urls, "repo-urls") ||
 	    split_list(c.repo_roots, repo_roots, "repo-roots") ||
 	    split_list(c.hook_urls, hook_urls, "webhook-urls")) {
 		fprintf(stderr, "bisectd: %s\n", err_last());
@@ -764,6 +780,8 @@ int main(int argc, char **argv)
 	ao.repo_roots = repo_roots;
 	ao.hook_urls = hook_urls;
 	ao.per_ip = c.per_ip;
+	ao.max_jobs_per_submitter = c.max_jobs_per_submitter;
+	ao.max_submits_per_minute = c.max_submits_per_minute;
 	find_web_dir(web_dir, sizeof(web_dir));
 	ao.web_dir = web_dir;
 	memset(&sa, 0, sizeof(sa));
@@ -804,13 +822,14 @@ int main(int argc, char **argv)
 		api_stop(api);
 		return 3;
 	}
-	fe.co = &co;
-	fe.state_dir = c.state;
-	fe.timeout_s = c.fetch_timeout_s;
-	fe.max_mb = c.fetch_max_mb;
-	if ((rc = pthread_create(&fetcher, NULL, fetch_thread, &fe))) {
-		fprintf(stderr, "bisectd: cannot start the fetch thread: %s\n",
-			strerror(rc));
+	fo.state_dir = c.state;
+	fo.lim.timeout_s = c.fetch_timeout_s;
+	fo.lim.stall_s = c.fetch_stall_s;
+	fo.lim.max_mb = c.fetch_max_mb;
+	fo.threads = c.max_fetches;
+	fo.per_submitter = c.fetches_per_submitter;
+	if (fetchq_start(&fq, &co, &fo)) {
+		fprintf(stderr, "bisectd: %s\n", err_last());
 		api_stop(api);
 		return 3;
 	}
@@ -835,15 +854,11 @@ int main(int argc, char **argv)
 	}
 	logf_("stopping");
 	pthread_join(hooks, NULL);
+	/* first: a fetch that ends after this no longer wakes the API */
+	rc = fetchq_stop(fq, 3);
 	api_stop(api);
-	for (i = 0; i < 30 && !fe.done; i++) {
-		struct timespec ts = { 0, 100000000 };
-
-		nanosleep(&ts, NULL);
-	}
-	if (!fe.done)
+	if (rc)
 		return 0; /* a fetch still runs: its git dies with us */
-	pthread_join(fetcher, NULL);
 	sched_close(co.sched);
 	store_close(co.store);
 	store_close(ckpt);

@@ -31,6 +31,7 @@
  * conditional update, so it is never finished twice.
  */
 #include <ctype.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <regex.h>
@@ -38,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -220,26 +222,86 @@ static int open_repo(struct sched *s, const char *repo, struct gu_repo **out)
 	return rc;
 }
 
+/* The last size bytes of a file (its end says why a program failed). */
+static void read_tail(struct buf *b, const char *path, off_t size)
+{
+	char chunk[65536];
+	struct stat st;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (!fstat(fd, &st) && st.st_size > size)
+		lseek(fd, st.st_size - size, SEEK_SET);
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0 &&
+	       !buf_put(b, chunk, (size_t)n))
+		;
+	close(fd);
+}
+
+/*
+ * Why git failed, from its log: the first "fatal:" or "error:" line
+ * (progress lines end in \r), else the last line, else "git failed".
+ */
+static void git_reason(char *out, size_t size, const char *log)
+{
+	const char *p = log, *last = NULL;
+	size_t n, lastn = 0;
+
+	for (; *p; p += n + (p[n] != '\0')) {
+		n = strcspn(p, "\r\n");
+		if (!n)
+			continue;
+		if (!strncmp(p, "fatal: ", 7) || !strncmp(p, "error: ", 7)) {
+			last = p;
+			lastn = n;
+			break;
+		}
+		last = p;
+		lastn = n;
+	}
+	if (last)
+		snprintf(out, size, "%.*s", (int)lastn, last);
+	else
+		snprintf(out, size, "git failed");
+}
+
 /*
  * Clone or update the mirror of url with git, in a child process that
- * is killed after timeout seconds: a server that never answers costs
- * this request its time, nothing else.  git asks for no password.
+ * is killed after lim->timeout_s seconds, or when it has received
+ * nothing for lim->stall_s: git reports its progress (the server's and
+ * the bytes received) into its log, and a log that stops growing is a
+ * fetch that stopped; for http(s), curl's own low-speed limit says the
+ * same.  A server that never answers costs this fetch its time, nothing
+ * else.  git asks for no password.
  */
-static int fetch_mirror(const char *state_dir, const char *url, double timeout,
-			unsigned long max_mb)
+static int fetch_mirror(const char *state_dir, const char *url,
+			const struct sched_fetch_limits *lim)
 {
 	char *dir = mirror_dir(state_dir, url), *tmp = NULL, *log = NULL,
-	     *repos = util_fmt("%s/repos", state_dir);
+	     *repos = util_fmt("%s/repos", state_dir), slow[64];
 	/* no password prompts, and only network protocols: not file://
-	 * (any repository on this machine) or ext:: (any command) */
-	const char *env[] = { "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=/bin/true",
-			      "GIT_ALLOW_PROTOCOL=https:http:git", NULL };
+	 * (any repository on this machine) or ext:: (any command); curl
+	 * gives up after lowSpeedTime s below 1 byte/s (0: never) */
+	const char *env[] = { "GIT_TERMINAL_PROMPT=0",
+			      "GIT_ASKPASS=/bin/true",
+			      "GIT_ALLOW_PROTOCOL=https:http:git",
+			      "GIT_CONFIG_COUNT=2",
+			      "GIT_CONFIG_KEY_0=http.lowSpeedLimit",
+			      "GIT_CONFIG_VALUE_0=1",
+			      "GIT_CONFIG_KEY_1=http.lowSpeedTime",
+			      slow,
+			      NULL };
 	struct proc_opts o = { .env = env,
-			       .timeout_s = timeout,
-			       .max_file_mb = max_mb };
+			       .timeout_s = lim->timeout_s,
+			       .stall_s = lim->stall_s,
+			       .max_file_mb = lim->max_mb };
 	struct proc_result pr;
 	int fresh, rc;
 
+	snprintf(slow, sizeof(slow), "GIT_CONFIG_VALUE_1=%.0f",
+		 lim->stall_s > 0 ? ceil(lim->stall_s) : 0);
 	if (dir)
 		tmp = util_fmt("%s.new-%d-%lx", dir, (int)getpid(),
 			       (unsigned long)pthread_self());
@@ -254,33 +316,42 @@ static int fetch_mirror(const char *state_dir, const char *url, double timeout,
 	o.log_path = log;
 	fresh = access(dir, F_OK) != 0;
 	{
-		const char *clone[] = { "git", "clone", "--mirror", "--quiet",
-					"--",  url,	tmp,	    NULL };
-		const char *fetch[] = { "git",	   "-C",      dir,	"fetch",
-					"--quiet", "--prune", "origin", NULL };
+		/* (--progress: what git receives shows in its log) */
+		const char *clone[] = { "git",	      "clone", "--mirror",
+					"--progress", "--",    url,
+					tmp,	      NULL };
+		const char *fetch[] = { "git",	  "-C",		dir,
+					"fetch",  "--progress", "--prune",
+					"origin", NULL };
 
 		rc = proc_run(&pr, fresh ? clone : fetch, &o);
 	}
 	if (!rc && pr.timed_out)
 		rc = err_set(ERR_INPUT,
 			     "cannot fetch '%s': no answer within %.0f s", url,
-			     timeout);
+			     lim->timeout_s);
 	else if (!rc && (!pr.exited || pr.status != 0)) {
 		struct buf b;
-		const char *why;
+		const char *text;
+		char why[512];
 
-		buf_init(&b, 4096);
-		buf_read_file(&b, log);
-		why = buf_str(&b);
-		if (max_mb && strstr(why, "File too large"))
+		buf_init(&b, 1 << 17);
+		read_tail(&b, log, 1 << 16);
+		text = buf_str(&b);
+		git_reason(why, sizeof(why), text);
+		if (pr.stalled || strstr(text, "Operation too slow"))
+			rc = err_set(ERR_INPUT,
+				     "cannot fetch '%s': received nothing for "
+				     "%.0f s (setting fetch-stall-timeout)",
+				     url, lim->stall_s);
+		else if (lim->max_mb && strstr(text, "File too large"))
 			rc = err_set(ERR_INPUT,
 				     "cannot fetch '%s': larger than %lu MB "
 				     "(setting fetch-max-mb)",
-				     url, max_mb);
+				     url, lim->max_mb);
 		else
-			rc = err_set(ERR_INPUT, "cannot fetch '%s': %.*s", url,
-				     (int)strcspn(why, "\n"),
-				     *why ? why : "git failed");
+			rc = err_set(ERR_INPUT, "cannot fetch '%s': %s", url,
+				     why);
 		buf_release(&b);
 	}
 	if (!rc && fresh && rename(tmp, dir) && access(dir, F_OK))
@@ -551,9 +622,8 @@ static int import_source(struct job_spec *spec, const char *state_dir,
 	return rc;
 }
 
-int sched_prepare(const char *state_dir, double fetch_timeout,
-		  unsigned long fetch_max_mb, const char *body, size_t len,
-		  char **out)
+int sched_prepare(const char *state_dir, const struct sched_fetch_limits *lim,
+		  const char *body, size_t len, char **out)
 {
 	struct job_spec spec;
 	int rc;
@@ -562,14 +632,13 @@ int sched_prepare(const char *state_dir, double fetch_timeout,
 	if ((rc = job_spec_parse(&spec, body, len)))
 		return rc;
 	if (spec.repo && strstr(spec.repo, "://") &&
-	    (rc = fetch_mirror(state_dir, spec.repo, fetch_timeout,
-			       fetch_max_mb))) {
+	    (rc = fetch_mirror(state_dir, spec.repo, lim))) {
 		job_spec_release(&spec);
 		return rc;
 	}
 	if (spec.source &&
-	    (rc = import_source(&spec, state_dir, fetch_timeout,
-				fetch_max_mb)) == 0 &&
+	    (rc = import_source(&spec, state_dir, lim->timeout_s,
+				lim->max_mb)) == 0 &&
 	    !(*out = job_spec_dump(&spec)))
 		rc = err_set(ERR_NOMEM, "out of memory");
 	job_spec_release(&spec);
@@ -703,6 +772,21 @@ int sched_needs_fetch(const char *body, size_t len)
 	      (spec.source && !spec.commit);
 	job_spec_release(&spec);
 	return yes;
+}
+
+char *sched_fetch_key(const char *body, size_t len)
+{
+	struct job_spec spec;
+	char *key = NULL;
+
+	if (job_spec_parse(&spec, body, len))
+		return NULL;
+	if (spec.repo && strstr(spec.repo, "://"))
+		key = strdup(spec.repo);
+	else if (spec.source)
+		key = util_fmt("source %s", spec.source);
+	job_spec_release(&spec);
+	return key;
 }
 
 int sched_submit_fetching(struct sched *s, const char *body, size_t len,

@@ -34,6 +34,13 @@ struct sched_verdict {
 	const char *verdict; /* "good", "bad" or "skip" */
 };
 
+/* What one fetch of a submitted repository (or source) may take. */
+struct sched_fetch_limits {
+	double timeout_s;     /* all of it (and a source's import) */
+	double stall_s;	      /* receiving nothing for this long; 0: no limit */
+	unsigned long max_mb; /* the largest file it may write */
+};
+
 /*
  * A new job from a request body, with verdicts already known (may be
  * none); ERR_INPUT names what is wrong.
@@ -43,13 +50,12 @@ struct sched_verdict {
  * source version is imported (a minute the first time) and *out is the
  * request with its repository and commit, or NULL when it needs
  * nothing.  A repository given as a URL is cloned or fetched into its
- * mirror in the state directory (by git, killed after fetch_timeout s,
- * and when it writes a file larger than fetch_max_mb).
- * Checks the request as sched_submit() would.
+ * mirror in the state directory (by git, killed past lim's time or
+ * when it receives nothing for lim->stall_s, and when it writes a file
+ * larger than lim->max_mb).  Checks the request as sched_submit() would.
  */
-int sched_prepare(const char *state_dir, double fetch_timeout,
-		  unsigned long fetch_max_mb, const char *body, size_t len,
-		  char **out);
+int sched_prepare(const char *state_dir, const struct sched_fetch_limits *lim,
+		  const char *body, size_t len, char **out);
 int sched_submit(struct sched *s, const char *body, size_t len,
 		 const struct sched_verdict *known, size_t nknown,
 		 const char *owner, long long *id);
@@ -62,6 +68,12 @@ int sched_submit(struct sched *s, const char *body, size_t len,
  * the fetch's error, which plans the job or fails it with that reason.
  */
 int sched_needs_fetch(const char *body, size_t len);
+/*
+ * What the fetch of such a request writes: its repository's URL (one
+ * mirror) or "source VERSION".  Two fetches of one key must not run at
+ * once.  Caller frees; NULL for a request that needs no fetch.
+ */
+char *sched_fetch_key(const char *body, size_t len);
 int sched_submit_fetching(struct sched *s, const char *body, size_t len,
 			  const char *owner, long long *id);
 int sched_fetched(struct sched *s, long long id, const char *body, size_t len,

@@ -351,15 +351,11 @@ int store_job_get(struct store *s, long long id, struct store_job *out)
 	return rc;
 }
 
-int store_job_list(struct store *s, int state, long long before, int limit,
-		   int (*fn)(const struct store_job *j, void *payload),
-		   void *payload)
+/* Each job that the query st (of JOB_COLUMNS) gives to fn; st is taken. */
+static int each_job(struct store *s, sqlite3_stmt *st,
+		    int (*fn)(const struct store_job *j, void *payload),
+		    void *payload)
 {
-	sqlite3_stmt *st = prep(s,
-				"SELECT " JOB_COLUMNS " FROM jobs WHERE "
-				"(? < 0 OR state = ?) AND (? <= 0 OR id < ?) "
-				"ORDER BY id DESC LIMIT ?",
-				"iilli", state, state, before, before, limit);
 	int rc;
 
 	if (!st)
@@ -378,6 +374,50 @@ int store_job_list(struct store *s, int state, long long before, int limit,
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return db_err(s, "list jobs");
 	return 0;
+}
+
+int store_job_list(struct store *s, int state, long long before, int limit,
+		   int (*fn)(const struct store_job *j, void *payload),
+		   void *payload)
+{
+	return each_job(s,
+			prep(s,
+			     "SELECT " JOB_COLUMNS " FROM jobs WHERE "
+			     "(? < 0 OR state = ?) AND (? <= 0 OR id < ?) "
+			     "ORDER BY id DESC LIMIT ?",
+			     "iilli", state, state, before, before, limit),
+			fn, payload);
+}
+
+int store_job_each(struct store *s, int state,
+		   int (*fn)(const struct store_job *j, void *payload),
+		   void *payload)
+{
+	return each_job(s,
+			prep(s,
+			     "SELECT " JOB_COLUMNS " FROM jobs WHERE "
+			     "state = ? ORDER BY id",
+			     "i", state),
+			fn, payload);
+}
+
+int store_job_count_open(struct store *s, const char *owner, long long *out)
+{
+	sqlite3_stmt *st =
+		prep(s,
+		     "SELECT COUNT(*) FROM jobs WHERE state IN "
+		     "(?, ?, ?) AND owner = ?",
+		     "iiis", JOB_QUEUED, JOB_RUNNING, JOB_FETCHING, owner);
+	int rc;
+
+	*out = 0;
+	if (!st)
+		return ERR_INFRA;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : db_err(s, "count jobs");
 }
 
 /* Collect the first column (ids) of a query into *ids. */

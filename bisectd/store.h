@@ -87,6 +87,13 @@ int store_job_get(struct store *s, long long id, struct store_job *out);
 int store_job_list(struct store *s, int state, long long before, int limit,
 		   int (*fn)(const struct store_job *j, void *payload),
 		   void *payload);
+/* Jobs in state, oldest first; fn returns nonzero to stop. */
+int store_job_each(struct store *s, int state,
+		   int (*fn)(const struct store_job *j, void *payload),
+		   void *payload);
+/* How many jobs of owner (a submit token's name) are fetching, queued or
+ * running. */
+int store_job_count_open(struct store *s, const char *owner, long long *out);
 /* The ids of jobs in state, oldest first.  Caller frees *ids. */
 int store_job_ids(struct store *s, int state, long long **ids, size_t *n);
 int store_job_start(struct store *s, long long id);

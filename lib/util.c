@@ -478,11 +478,28 @@ void proc_kill_running(void)
 		kill(-g, SIGKILL);
 }
 
+/*
+ * Whether the child's log has stopped growing: *size is its size when
+ * last seen (-1 at first), *progress when it last grew.
+ */
+static int stalled(const struct proc_opts *o, off_t *size, double *progress,
+		   double now)
+{
+	struct stat st;
+
+	if (stat(o->log_path, &st) == 0 && st.st_size != *size) {
+		*size = st.st_size;
+		*progress = now;
+	}
+	return now - *progress >= o->stall_s;
+}
+
 int proc_run(struct proc_result *out, const char *const argv[],
 	     const struct proc_opts *o)
 {
 	static const struct proc_opts none;
-	double start = util_now(), next_tick;
+	double start = util_now(), next_tick, progress = start;
+	off_t log_size = -1;
 	int pipefd[2], status, err = 0;
 	pid_t pid, w;
 	char *cg, *procs;
@@ -528,8 +545,13 @@ int proc_run(struct proc_result *out, const char *const argv[],
 		}
 		now = util_now();
 		if (o->timeout_s > 0 && now - start >= o->timeout_s &&
-		    !out->timed_out) {
+		    !out->timed_out && !out->stalled) {
 			out->timed_out = 1;
+			kill(-pid, SIGKILL);
+		}
+		if (o->stall_s > 0 && o->log_path && !out->timed_out &&
+		    !out->stalled && stalled(o, &log_size, &progress, now)) {
+			out->stalled = 1;
 			kill(-pid, SIGKILL);
 		}
 		if (o->tick && now >= next_tick) {
@@ -538,7 +560,7 @@ int proc_run(struct proc_result *out, const char *const argv[],
 		}
 		usleep(20000);
 	}
-	if (!out->timed_out)
+	if (!out->timed_out && !out->stalled)
 		kill(-pid, SIGKILL); /* leftovers of the group, if any */
 	pids_cgroup_end(cg);	     /* and of the cgroup: a new session escapes
 				the group, not the cgroup */

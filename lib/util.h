@@ -80,6 +80,10 @@ struct proc_opts {
 	const char *log_path;	/* stdout and stderr go here; NULL: inherit */
 	int append;		/* append to log_path instead of truncating */
 	double timeout_s;	/* 0: none; the process group is killed */
+	/* with log_path: the group is killed when the log has not grown
+	 * for this long (a child that reports progress and has none to
+	 * report); 0: never */
+	double stall_s;
 	/* called about once a second while the child runs */
 	void (*tick)(double elapsed, void *payload);
 	void *payload;
@@ -108,6 +112,7 @@ struct proc_result {
 	int exited;	 /* exited normally */
 	int signal;	 /* the signal that ended it, or 0 */
 	int timed_out;	 /* killed at the timeout */
+	int stalled;	 /* killed after stall_s without output */
 	int exec_failed; /* could not be started at all */
 	double seconds;
 };

@@ -29,14 +29,16 @@ trap 'for p in $pids; do pkill -9 -s "$p" 2>/dev/null; done; rm -rf "$scratch"' 
 cache=${BISECTD_CACHE:-$([ "$(id -u)" = 0 ] && echo /var/cache/bisectd || echo "${XDG_CACHE_HOME:-$HOME/.cache}/bisectd")}
 
 # the repositories are the scratch ones and the kernel history in the
-# cache; all workers and the load generator share one address
+# cache; all workers and the load generator share one address, and the
+# load generator's jobs are one submitter's (no limit on either)
 daemon() { # daemon STATE [ARGS]: start bisectd; sets url, dpid, stoken, wtoken
 	stoken=$("$bisectd" --state "$1" token add submit bench)
 	wtoken=$("$bisectd" --state "$1" token add worker bench)
 	rm -f "$1.port" # a daemon of an earlier run on this state wrote it
 	setsid "$bisectd" --state "$1" --port 0 --port-file "$1.port" \
 		--lease 300 --repo-roots "$scratch $cache" \
-		--max-conns-per-address 0 ${2:-} > "$1.log" 2>&1 &
+		--max-conns-per-address 0 --max-jobs-per-submitter 0 \
+		--max-submits-per-minute 0 ${2:-} > "$1.log" 2>&1 &
 	dpid=$!
 	pids="$pids $dpid"
 	for _ in $(seq 100); do [ -s "$1.port" ] && break; sleep 0.1; done

@@ -16,16 +16,19 @@ db=$STATE/state.db
 # enum job_state: 0 queued, 1 running, 2 done)
 jobs_in() { sqlite3 "$db" "PRAGMA busy_timeout = 5000; SELECT count(*) FROM jobs WHERE state = $1" | tail -n 1; }
 q() { sqlite3 "$db" "PRAGMA busy_timeout = 5000; $1" | tail -n 1; }
+# one address and one submit token carry a whole farm's load: no limit
+# per address or per submitter
+farm="--max-conns-per-address 0 --max-jobs-per-submitter 0 --max-submits-per-minute 0"
 
 # first, one lease by hand: its result is taken once, before and after
 # a kill
-start_bisectd --max-conns-per-address 0
+start_bisectd $farm
 wid=$(curl -s -H "Authorization: Bearer $WTOKEN" -d '{"name":"hand","run":true}' "$URL/api/v1/workers" | jq .id)
 id=$(submit "$(jq -nc --arg r "$repo" --arg c "$BAD" '{type: "test", repo: $r, commit: $c, command: "true # by hand"}')")
 lease=$(curl -s -X POST -H "Authorization: Bearer $WTOKEN" "$URL/api/v1/workers/$wid/poll" | jq -r .lease)
 kill -9 "$DPID"
 wait "$DPID" 2> /dev/null
-start_bisectd --max-conns-per-address 0
+start_bisectd $farm
 post_result() {
 	curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $WTOKEN" \
 		-d '{"verdict":"good","title":""}' "$URL/api/v1/leases/$lease/result"
@@ -48,7 +51,7 @@ for at in 200 600; do
 	kill -9 "$DPID"
 	wait "$DPID" 2> /dev/null
 	kills="$kills $n"
-	start_bisectd --max-conns-per-address 0
+	start_bisectd $farm
 done
 for _ in $(seq 1200); do
 	kill -0 "$lg" 2> /dev/null || break
