@@ -34,6 +34,7 @@
 #include "digest.h"
 #include "embed.h"
 #include "job.h"
+#include "log.h"
 #include "maintrepo.h"
 #include "session.h"
 #include "srcimport.h"
@@ -2458,6 +2459,7 @@ int main(int argc, char **argv)
 
 	if (helpers_is_connector(argv[0]))
 		return helpers_connect(argc, argv);
+	log_init("bisectctl", 0);
 	server = getenv("BISECTD_SERVER");
 	token = getenv("BISECTD_TOKEN");
 	while (argc >= 3 &&

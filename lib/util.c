@@ -25,6 +25,7 @@
 
 #include "buf.h"
 #include "error.h"
+#include "log.h"
 #include "util.h"
 
 int util_mkdir_p(const char *path)
@@ -179,10 +180,7 @@ int util_lock(const char *path)
 		return err_sys(ERR_INFRA, "cannot open lock '%s'", path);
 	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
 		return fd;
-	fprintf(stderr,
-		"bisectd: waiting for '%s', held by another "
-		"process\n",
-		path);
+	log_info("waiting for '%s', held by another process", path);
 	while (flock(fd, LOCK_EX) < 0) {
 		if (errno != EINTR) {
 			err_sys(ERR_INFRA, "cannot lock '%s'", path);

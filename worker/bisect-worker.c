@@ -49,6 +49,7 @@
 #include "gitutil.h"
 #include "http.h"
 #include "job.h"
+#include "log.h"
 #include "recipe.h"
 #include "srcimport.h"
 #include "step.h"
@@ -88,19 +89,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stopping = 1;
-}
-
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void say(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "bisect-worker: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static void nap(double s)
@@ -195,19 +183,19 @@ static long long register_worker(const struct wopts *o)
 		long status = 0;
 
 		if (call(o, "POST", "workers", caps, &status, &out, 30)) {
-			say("%s; retrying in %.0f s", err_last(), backoff);
+			log_info("%s; retrying in %.0f s", err_last(), backoff);
 		} else if (status == 201) {
 			if (sscanf(buf_str(&out), "{\"id\":%lld}", &id) != 1)
-				say("registration: unexpected answer %s",
-				    buf_str(&out));
+				log_info("registration: unexpected answer %s",
+					 buf_str(&out));
 			break;
 		} else if (status == 401 || status == 422) {
-			say("registration refused (HTTP %ld): %s", status,
-			    buf_str(&out));
+			log_info("registration refused (HTTP %ld): %s", status,
+				 buf_str(&out));
 			break;
 		} else {
-			say("registration: HTTP %ld; retrying in %.0f s",
-			    status, backoff);
+			log_info("registration: HTTP %ld; retrying in %.0f s",
+				 status, backoff);
 		}
 		nap(backoff);
 		backoff = backoff < 30 ? backoff * 2 : 30;
@@ -257,9 +245,11 @@ static void upload(const struct wopts *o, const char *lease,
 			};
 
 			if (http_do(&r, &status, NULL))
-				say("upload %s: %s", e->d_name, err_last());
+				log_info("upload %s: %s", e->d_name,
+					 err_last());
 			else if (status != 201)
-				say("upload %s: HTTP %ld", e->d_name, status);
+				log_info("upload %s: HTTP %ld", e->d_name,
+					 status);
 		}
 		free(path);
 		free(url);
@@ -334,8 +324,8 @@ static void run_step(const struct wopts *o, const struct step_assignment *a)
 		goto out;
 	util_remove_tree(step_dir);
 	util_mkdir_p(step_dir);
-	say("job %lld step %lld: %s %.12s", a->job, a->step, a->role,
-	    a->commit);
+	log_info("job %lld step %lld: %s %.12s", a->job, a->step, a->role,
+		 a->commit);
 	self = getpid();
 	pid = fork();
 	if (pid == 0) {
@@ -343,7 +333,7 @@ static void run_step(const struct wopts *o, const struct step_assignment *a)
 		child(o, a, step_dir, self);
 	}
 	if (pid < 0) {
-		say("fork: %s", strerror(errno));
+		log_info("fork: %s", strerror(errno));
 		goto out;
 	}
 	setpgid(pid, pid);
@@ -358,9 +348,10 @@ static void run_step(const struct wopts *o, const struct step_assignment *a)
 			continue;
 		last = util_now();
 		if (call(o, "POST", hb, "", &http, NULL, 10))
-			say("heartbeat: %s", err_last());
+			log_info("heartbeat: %s", err_last());
 		else if (http == 410 || http == 404) {
-			say("step %lld cancelled by the coordinator", a->step);
+			log_info("step %lld cancelled by the coordinator",
+				 a->step);
 			kill(pid, SIGTERM); /* it kills what it runs */
 			waitpid(pid, &status, 0);
 			kill(-pid, SIGKILL);
@@ -384,8 +375,8 @@ static void run_step(const struct wopts *o, const struct step_assignment *a)
 
 		buf_init(&out, 1 << 20);
 		if (call(o, "POST", res, buf_str(&body), &http, &out, 30)) {
-			say("result: %s; retrying in %.0f s", err_last(),
-			    backoff);
+			log_info("result: %s; retrying in %.0f s", err_last(),
+				 backoff);
 			buf_release(&out);
 			nap(backoff);
 			continue;
@@ -393,11 +384,11 @@ static void run_step(const struct wopts *o, const struct step_assignment *a)
 		if (http == 200) {
 			char *v = job_json_string(buf_str(&body), "verdict");
 
-			say("step %lld: %s, sent", a->step, v ? v : "?");
+			log_info("step %lld: %s, sent", a->step, v ? v : "?");
 			free(v);
 		} else
-			say("step %lld: result not taken (HTTP %ld): %s",
-			    a->step, http, buf_str(&out));
+			log_info("step %lld: result not taken (HTTP %ld): %s",
+				 a->step, http, buf_str(&out));
 		buf_release(&out);
 		break;
 	}
@@ -432,8 +423,9 @@ static int number(const struct option *opts, int opt, const char *arg,
 	*out = strtod(arg, &end);
 	if (end == arg || *end || !(*out >= lo && *out <= hi) ||
 	    *out != (double)(long long)*out) {
-		say("--%s needs a whole number from %.0f to %.0f, not '%s'",
-		    opts->name, lo, hi, arg);
+		log_info(
+			"--%s needs a whole number from %.0f to %.0f, not '%s'",
+			opts->name, lo, hi, arg);
 		return -1;
 	}
 	return 0;
@@ -456,7 +448,7 @@ static int user_ids(const char *name, unsigned *uid, unsigned *gid)
 		errno = 0;
 		v = strtoul(name, &end, 10);
 		if (!*name || *end || errno || v > 0x7fffffff) {
-			say("--command-user: no user '%s'", name);
+			log_info("--command-user: no user '%s'", name);
 			return 2;
 		}
 		pw = getpwuid((uid_t)v);
@@ -464,8 +456,9 @@ static int user_ids(const char *name, unsigned *uid, unsigned *gid)
 		*gid = pw ? pw->pw_gid : (unsigned)v;
 	}
 	if (*uid == 0 || *gid == 0) {
-		say("--command-user: commands from the network never run as "
-		    "root");
+		log_info("--command-user: commands from the network never run "
+			 "as "
+			 "root");
 		return 2;
 	}
 	return 0;
@@ -488,7 +481,7 @@ static int import_source(const char *version)
 		rc = srcimport_debian(&repo, &oid, cache, version);
 	gu_close(repo);
 	if (rc) {
-		say("%s", err_last());
+		log_info("%s", err_last());
 		free(cache);
 		return rc == ERR_INPUT ? 2 : 1;
 	}
@@ -531,7 +524,7 @@ static int check_options(struct wopts *o, const char *command_user,
 			 const char *token_file)
 {
 	if (o->allow_network && !o->allow_commands) {
-		say("--allow-network is for commands (--allow-commands)");
+		log_info("--allow-network is for commands (--allow-commands)");
 		return 2;
 	}
 	if (geteuid() == 0 &&
@@ -540,8 +533,9 @@ static int check_options(struct wopts *o, const char *command_user,
 	if (geteuid() == 0) /* builds from the network run as that user */
 		sandbox_build_user(o->command_uid, o->command_gid);
 	if (geteuid() != 0 && o->allow_commands)
-		say("not root: commands run as nobody in a user namespace, "
-		    "which is this user outside it and can read its files");
+		log_info(
+			"not root: commands run as nobody in a user namespace, "
+			"which is this user outside it and can read its files");
 	if (token_file) {
 		/* a build's sandbox could read it if it ran as nobody in a
 		 * user namespace (the worker, outside it) */
@@ -552,14 +546,14 @@ static int check_options(struct wopts *o, const char *command_user,
 		free(real);
 	}
 	if (!o->sign_key != !o->sign_cert) {
-		say("signing needs both --sign-key and --sign-cert");
+		log_info("signing needs both --sign-key and --sign-cert");
 		return 2;
 	}
 	if (o->sign_key) {
 		char *dir = realpath(o->sign_key, NULL), *slash;
 
 		if (!dir) {
-			say("cannot read the key '%s'", o->sign_key);
+			log_info("cannot read the key '%s'", o->sign_key);
 			return 2;
 		}
 		if ((slash = strrchr(dir, '/')) && slash != dir) {
@@ -570,13 +564,13 @@ static int check_options(struct wopts *o, const char *command_user,
 	}
 	if (strncmp(o->server, "http://", 7) &&
 	    strncmp(o->server, "https://", 8)) {
-		say("--server must be an http:// or https:// URL");
+		log_info("--server must be an http:// or https:// URL");
 		return 2;
 	}
 	default_recipe_path(o);
 	if (o->allow_commands && !proc_pids_root())
-		say("no pids cgroup to write here: commands run without "
-		    "the --command-procs limit");
+		log_info("no pids cgroup to write here: commands run without "
+			 "the --command-procs limit");
 	if (getenv("BISECTD_LIBVIRT_URI")) {
 		struct buf notes;
 
@@ -610,7 +604,8 @@ again:
 		buf_release(&out);
 		return stopping ? 0 : 2;
 	}
-	say("registered as worker %lld (%s) with %s", id, o->name, o->server);
+	log_info("registered as worker %lld (%s) with %s", id, o->name,
+		 o->server);
 	free(poll_path);
 	poll_path = util_fmt("workers/%lld/poll?wait=25", id);
 	while (!stopping) {
@@ -618,8 +613,8 @@ again:
 		long status = 0;
 
 		if (call(o, "POST", poll_path, "", &status, &out, 40)) {
-			say("poll: %s; retrying in %.0f s", err_last(),
-			    backoff);
+			log_info("poll: %s; retrying in %.0f s", err_last(),
+				 backoff);
 			nap(backoff);
 			backoff = backoff < 30 ? backoff * 2 : 30;
 			continue;
@@ -630,14 +625,14 @@ again:
 		if (status == 404)
 			goto again; /* the coordinator forgot us: register */
 		if (status != 200) {
-			say("poll: HTTP %ld: %s", status, buf_str(&out));
+			log_info("poll: HTTP %ld: %s", status, buf_str(&out));
 			if (status == 401)
 				break;
 			nap(1);
 			continue;
 		}
 		if (step_assignment_parse(&a, out.ptr, out.len)) {
-			say("bad assignment: %s", err_last());
+			log_info("bad assignment: %s", err_last());
 			continue;
 		}
 		run_step(o, &a);
@@ -691,19 +686,22 @@ int main(int argc, char **argv)
 		return helpers_connect(argc, argv);
 	gethostname(host, sizeof(host) - 1);
 	snprintf(o.name, sizeof(o.name), "%.40s-%d", host, (int)getpid());
+	log_init("bisect-worker", 0);
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
 			o.server = optarg;
 			break;
 		case 't':
-			say("--token would show the token to every user of "
-			    "this machine (ps, /proc); use --token-file FILE "
-			    "or BISECTD_WORKER_TOKEN");
+			log_info(
+				"--token would show the token to every user of "
+				"this machine (ps, /proc); use --token-file "
+				"FILE "
+				"or BISECTD_WORKER_TOKEN");
 			return 2;
 		case 'f':
 			if (util_read_secret(optarg, token, sizeof(token))) {
-				say("%s", err_last());
+				log_info("%s", err_last());
 				return 2;
 			}
 			o.token = token;
@@ -783,8 +781,8 @@ int main(int argc, char **argv)
 		icecc_from = "BISECTD_ICECC";
 	}
 	if (o.distcc && o.icecc) {
-		say("%s and %s: one kind of compile helper, not both",
-		    distcc_from, icecc_from);
+		log_info("%s and %s: one kind of compile helper, not both",
+			 distcc_from, icecc_from);
 		return 2;
 	}
 	if (o.distcc || o.icecc) {
@@ -792,8 +790,8 @@ int main(int argc, char **argv)
 
 		if (o.distcc ? helpers_parse(&hs, o.distcc)
 			     : helpers_parse_icecc(&hs, o.icecc)) {
-			say("%s: %s", o.distcc ? distcc_from : icecc_from,
-			    err_last());
+			log_info("%s: %s", o.distcc ? distcc_from : icecc_from,
+				 err_last());
 			return 2;
 		}
 	}
@@ -814,7 +812,7 @@ int main(int argc, char **argv)
 		return status;
 	o.cache = util_cache_dir();
 	if (!o.cache || http_global_init()) {
-		say("%s", err_last());
+		log_info("%s", err_last());
 		return 3;
 	}
 	/* every other job's trees, the mirrors, the kernel cache: what a

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "log.h"
 #include "util.h"
 #include "boot.h"
 
@@ -101,12 +102,11 @@ int boot_kvm_usable(const struct recipe *r, const char *kernel,
 		return kvm_state;
 	kvm_state = 0;
 	if (getenv("BISECTD_NO_KVM")) {
-		fprintf(stderr, "bisectd: KVM disabled by BISECTD_NO_KVM; "
-				"using TCG\n");
+		log_info("KVM disabled by BISECTD_NO_KVM; using TCG");
 		return 0;
 	}
 	if (access("/dev/kvm", R_OK | W_OK)) {
-		fprintf(stderr, "bisectd: /dev/kvm not usable; using TCG\n");
+		log_info("/dev/kvm not usable; using TCG");
 		return 0;
 	}
 	path = probe_state_path();
@@ -122,15 +122,12 @@ int boot_kvm_usable(const struct recipe *r, const char *kernel,
 	}
 	free(path);
 	if (kvm_state)
-		fprintf(stderr,
-			"bisectd: a KVM guest printed to its console%s; "
-			"using KVM\n",
-			how);
+		log_info("a KVM guest printed to its console%s; using KVM",
+			 how);
 	else
-		fprintf(stderr,
-			"bisectd: /dev/kvm exists but a KVM guest printed "
-			"nothing within %d s%s; using TCG\n",
-			PROBE_TIMEOUT, how);
+		log_info("/dev/kvm exists but a KVM guest printed nothing "
+			 "within %d s%s; using TCG",
+			 PROBE_TIMEOUT, how);
 	return kvm_state;
 }
 

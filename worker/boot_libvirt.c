@@ -46,6 +46,7 @@
 #include <libvirt/virterror.h>
 
 #include "error.h"
+#include "log.h"
 #include "util.h"
 #include "boot.h"
 
@@ -315,10 +316,9 @@ static int upload_files(struct uploaded *up, virConnectPtr conn,
 		free(vname);
 	}
 	if (!*why)
-		fprintf(stderr,
-			"bisect-worker: kernel and initramfs uploaded to %s "
-			"(pool %s) in %.1f s\n",
-			uri, name, util_now() - t0);
+		log_info("kernel and initramfs uploaded to %s (pool %s) in "
+			 "%.1f s",
+			 uri, name, util_now() - t0);
 	free(prefix);
 	virStoragePoolFree(pool);
 	return *why ? -1 : 0;

@@ -20,6 +20,7 @@
 #include "digest.h"
 #include "error.h"
 #include "mbox.h"
+#include "log.h"
 #include "util.h"
 #include "buildjob.h"
 #include "installtest.h"
@@ -182,8 +183,7 @@ static int install_packages(struct buildjob_result *r,
 		rc = err_set(ERR_INFRA, "the kernel package was not made");
 	else {
 		if (b->live)
-			fprintf(stderr, "bisectd: install test of %s\n",
-				r->packages.release);
+			log_info("install test of %s", r->packages.release);
 		rc = install_test(&r->install, &is);
 		r->installed = !rc;
 	}

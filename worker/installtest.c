@@ -37,6 +37,7 @@
 #include "buf.h"
 #include "classify.h"
 #include "error.h"
+#include "log.h"
 #include "util.h"
 #include "boot.h"
 #include "installtest.h"
@@ -157,10 +158,9 @@ int install_rootfs(char **out, const char *cache_dir, const char *log)
 				       NULL };
 		char what[512];
 
-		fprintf(stderr,
-			"bisectd: making the Debian 12 root for install "
-			"tests in %s (once)\n",
-			dir);
+		log_info("making the Debian 12 root for install tests in %s "
+			 "(once)",
+			 dir);
 		snprintf(what, sizeof(what), "debootstrap of Debian 12 from %s",
 			 mirror);
 		rc = run_host(argv, log, 3600, what);

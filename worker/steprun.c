@@ -19,6 +19,7 @@
 #include "mbox.h"
 #include "recipe.h"
 #include "srcimport.h"
+#include "log.h"
 #include "util.h"
 #include "buildjob.h"
 #include "pipeline.h"
@@ -242,10 +243,9 @@ static int open_served(struct gu_repo **out, const struct step_assignment *a,
 	    (fd = util_lock_dir(dir)) < 0)
 		rc = ERR_INFRA;
 	if (!rc) {
-		fprintf(stderr,
-			"bisect-worker: %s is not on this machine: fetching "
-			"it from the coordinator into %s\n",
-			a->spec.repo, dir);
+		log_info("%s is not on this machine: fetching it from the "
+			 "coordinator into %s",
+			 a->spec.repo, dir);
 		rc = gu_open_served(out, url, dir, header);
 	}
 	if (fd >= 0)
@@ -675,7 +675,7 @@ static int commits_here(const struct releases_opts *o, const char *good,
 	if (!rc)
 		rc = releases_linear(&lp, &culprit, &confidence);
 	if (rc)
-		fprintf(stderr, "patch level: %s\n", err_last());
+		log_warnx("patch level: %s", err_last());
 	out = json_pack("{s:s, s:s?, s:s, s:[s], s:f, s:s, s:O}", "result",
 			rc	       ? "error"
 			: culprit >= 0 ? "found"
@@ -727,7 +727,7 @@ static int run_releases(struct step_result *st, const struct step_assignment *a,
 		if (rc && rc != ERR_NOMEM) {
 			/* needed only for Debian's patches, which then
 			 * say why they were not bisected */
-			fprintf(stderr, "bisect-worker: %s\n", err_last());
+			log_warnx("%s", err_last());
 			h.repo = NULL;
 			rc = 0;
 		}
@@ -808,10 +808,9 @@ int steprun_assignment(struct step_result *st, const struct step_assignment *a,
 	if (!rc && a->spec.source && access(a->spec.repo, F_OK)) {
 		/* a worker on another machine imports the Debian source
 		 * itself: the import is reproducible, the same commit */
-		fprintf(stderr,
-			"bisect-worker: %s is not on this machine: using "
-			"Debian's linux-source-6.1 %s from %s/linux.git\n",
-			a->spec.repo, a->spec.source, env->cache_dir);
+		log_info("%s is not on this machine: using Debian's "
+			 "linux-source-6.1 %s from %s/linux.git",
+			 a->spec.repo, a->spec.source, env->cache_dir);
 		rc = srcimport_debian(&repo, &oid, env->cache_dir,
 				      a->spec.source);
 	} else if (!rc) {
