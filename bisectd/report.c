@@ -105,11 +105,10 @@ static json_t *lines_json(const char *text)
 static void put_outcome(json_t *o, const char *outcome)
 {
 	static const char *const keys[] = {
-		"confidence",	  "target_confidence",
-		"failure_rate",	  "intermittent",
-		"verified",	  "verification",
-		"other_failures", "checks",
-		"target_failure", "rejected"
+		"confidence",	       "target_confidence", "failure_rate",
+		"failure_rate_before", "intermittent",	    "verified",
+		"verification",	       "other_failures",    "checks",
+		"target_failure",      "rejected"
 	};
 	json_t *x = outcome ? json_loads(outcome, 0, NULL) : NULL;
 	size_t i;
@@ -177,7 +176,10 @@ static void text_outcome(struct buf *b, const struct session *s)
 	if (json_is_true(json_object_get(x, "intermittent")))
 		buf_printf(b,
 			   "intermittent: the failure showed on about %.0f%% "
-			   "of the runs of a bad commit\n",
+			   "of the runs before the first bad commit, %.0f%% "
+			   "after\n",
+			   100 * json_number_value(json_object_get(
+					 x, "failure_rate_before")),
 			   100 * json_number_value(
 					 json_object_get(x, "failure_rate")));
 	if (json_is_string(json_object_get(x, "target_failure")))

@@ -1988,8 +1988,9 @@ static char *outcome_json(struct plan *p, struct engine *e,
 				      : 0.0,
 		   sp->confidence);
 	buf_printf(&b,
-		   "\"failure_rate\":%.4f,\"intermittent\":%s,\"runs\":%lu,",
-		   engine_failure_rate(e),
+		   "\"failure_rate\":%.4f,\"failure_rate_before\":%.4f,"
+		   "\"intermittent\":%s,\"runs\":%lu,",
+		   engine_failure_rate(e), engine_failure_rate_before(e),
 		   engine_is_noisy(e) ? "true" : "false", engine_runs(e));
 	{
 		struct buf t;
@@ -2100,9 +2101,11 @@ static int finish_bisect(struct plan *p, struct engine *e, enum engine_state st,
 	if (p->jc->spec.confidence > 0 && engine_is_noisy(e))
 		buf_printf(&why,
 			   "the confidence %.2f was not reached in %lu runs "
-			   "(the failure shows on %.0f%% of the runs of a bad "
-			   "commit); the first bad commit is one of:",
+			   "(the failure shows on about %.0f%% of the runs "
+			   "before the first bad commit, %.0f%% after); the "
+			   "first bad commit is one of:",
 			   p->jc->spec.confidence, engine_runs(e),
+			   100 * engine_failure_rate_before(e),
 			   100 * engine_failure_rate(e));
 	else
 		buf_puts(&why, "only skipped commits left; the first bad "

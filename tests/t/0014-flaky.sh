@@ -35,9 +35,9 @@ for seed in 5 6; do
 	check "seed $seed: at $(jq .confidence "$j") confidence, verified" \
 		jq_true "$j" '.confidence >= 0.95 and .verified == true and
 			.intermittent == true and .target_confidence == 0.95'
-	check "seed $seed: the culprit was run again" \
-		jq_true "$j" "[.steps[] | select(.role == \"verify\" and
-			.commit == \"$CULPRIT\")] | length >= 1"
+	check "seed $seed: the culprit was run again, and failed again" \
+		jq_true "$j" "[.steps[] | select(.commit == \"$CULPRIT\" and
+			.verdict == \"bad\")] | length >= 2"
 	check "seed $seed: the bad endpoint ran until it failed 3 times" \
 		jq_true "$j" '[.steps[] | select(.role == "endpoint" and
 			.verdict == "bad")] | length == 3'
@@ -98,5 +98,6 @@ check "the job finds the culprit at $(jq .confidence "$SCRATCH/job") confidence,
 api GET "jobs/$id/report.txt" > /dev/null
 check "the mail report says how sure, and that it is intermittent" \
 	'grep -q "^confidence: 9[5-9]% (asked for 95%); the culprit failed again" "$SCRATCH/body" &&
-	 grep -q "^intermittent: the failure showed on about [0-9]*% of the runs" "$SCRATCH/body"'
+	 grep -q "^intermittent: the failure showed on about [0-9]*% of the runs before the first bad commit, [0-9]*% after" "$SCRATCH/body" &&
+	 jq_true "$SCRATCH/job" ".failure_rate_before >= 0 and .failure_rate_before < .failure_rate"'
 done_testing
