@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # bisectd: plain GNU make + pkg-config.
 #
 #   make               build the programs
@@ -174,6 +175,7 @@ check: deps
 	$(MAKE) format-check
 	tests/lint.sh
 	tests/lint-includes.sh
+	tests/lint-licence.sh
 	$(MAKE) check-asan
 	$(MAKE) fuzz
 	$(MAKE) all $(UNIT_BIN)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * bisectd's HTTP/JSON API under /api/v1, over libmicrohttpd (the only
  * file that includes microhttpd.h).

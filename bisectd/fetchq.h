@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The fetch queue: a pool of threads that fetch the repositories (or
  * import the Debian sources) of jobs waiting as fetching, without the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * git http-backend as a CGI (gitserve.h).  Its stdin is the request
  * body, from a file; its stdout, a file of its own that is unlinked at

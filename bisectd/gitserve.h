@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A job's repository, served to workers over git's smart HTTP protocol
  * (gitserve.c): git http-backend runs as a CGI for each request, its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * A coordinator's job seen as a finished bisection: the session that
  * the reports are written from, for bisectctl's embedded mode and for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Histograms with fixed buckets (from 100 us to 10 s) and counters, each
  * behind one small mutex of their own: never the coordinator's lock,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * bisectd's own measurements, for GET /metrics in Prometheus' text
  * format: how long a worker's poll waits for the coordinator's lock, how

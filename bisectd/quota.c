@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Submits per submitter per minute.  Each submitter that submitted in
  * the last minute has the times of its last per_minute submits, a ring:

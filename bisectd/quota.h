@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * How often each submitter may submit: at most per_minute jobs in any
  * 60 seconds.  Not thread-safe: the caller holds its lock around every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The store's records without the store: the names of job and step
  * states, and the release of records read from it.  Kept apart from the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Reports.  The JSON report is the contract with scripts and trackers:
  * result, first_bad, candidates, steps[] (commit, verdict, seconds and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The end-of-bisection report, as JSON (the same fields the API will
  * serve) and as plain text for people.

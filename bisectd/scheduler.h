@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The scheduler: the one place that decides what to test next, for the
  * daemon and for bisectctl's embedded mode alike.

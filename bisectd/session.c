@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * A finished bisection as the reports see it.  The scheduler decides;
  * embed.c fills a session from the store when a job ends.

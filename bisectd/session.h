@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A bisection's outcome as the reports see it: the commits it started
  * from, every step with its evidence, the culprit or the candidates

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Regressions per subsystem from bisectd's own bisections.
  *

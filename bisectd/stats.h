@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * bisectd's regressions per subsystem: each verified bisection's culprit
  * counted for its MAINTAINERS sections, as bisectctl stats counts

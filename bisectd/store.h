@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The coordinator's state in SQLite (WAL mode), the only file that
  * includes sqlite3.h: jobs, their steps, workers and their leases, API

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * bisectctl: the command-line client.  Each subcommand is one function in
  * the table at the bottom.  With no --server it runs the coordinator's

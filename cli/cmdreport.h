@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The reports of bisectctl's one-commit commands: verify (a fix check,
  * the same commit without and with the patches) and build (a patched

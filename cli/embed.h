@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The embedded coordinator: bisectctl without --server runs the same
  * scheduler in-process, with its SQLite store in the run's output

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * bisectctl --server: send a job to a running bisectd and follow it.
  */

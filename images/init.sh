@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bisectd guest init: PID 1 of the initramfs that every step boots.
 #
 # It mounts the kernel's pseudo filesystems, runs the step's test script

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Archives and packages with libarchive.  A .deb is an ar archive whose
  * data.tar.* member holds the files: that member is fed to a second

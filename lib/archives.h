@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Archives and packages, the one place that calls libarchive: reading
  * the entries of a tarball, of the files inside a .deb (its data.tar

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * What a package build leaves for its users: SHA256SUMS over the
  * packages, the kernel release, the toolchain's versions, the applied

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What a package build leaves for its users, read by the worker that
  * made it, by bisectctl and by bisectd's download page: the packages,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Files below a directory that unprivileged code has written.  A worker
  * that is root hands a build's output directory, or a command's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Files below a directory that unprivileged code has written (a build's
  * output, a command's checkout), used by a process that may be root:

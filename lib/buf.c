@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The bounded growable buffer used for everything of variable size.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A growable byte buffer with a hard cap, in the manner of curl's dynbuf:
  * console logs, command output and JSON all go through it, and none of

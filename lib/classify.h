@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The console-log classifier: from what a boot printed and how QEMU ended,
  * a verdict, a crash title and an excerpt.  Pure: it reads a string.

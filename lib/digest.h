@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * SHA-256 and random tokens over OpenSSL's libcrypto, the only file that
  * includes it: artifact checksums, hashed API tokens, lease ids, webhook

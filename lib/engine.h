@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The bisection engine: git's bisection semantics over a commit DAG, and
  * with a confidence, the probability of each candidate being the first

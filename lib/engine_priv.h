@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The engine's state, shared by its two halves: engine.c (the graph and
  * git's deterministic bisection) and noisy.c (the probability of each

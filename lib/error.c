@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * A thread-local buffer holding the last error message, in the manner of
  * libgit2's git_error_last(): callees describe what failed, callers decide

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Which function a crash report is named by.  A title names the function
  * that has the bug: the RIP: line's, unless that is the reporting

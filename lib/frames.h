@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The function a crash report is named by, from the frames of its
  * console (frames.c): the RIP's, the call trace's first guilty frame, a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Git helpers over libgit2, the only file that includes git2.h: opening a
  * repository, resolving revisions, loading the bisection graph, commit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The HTTP client.  One easy handle per request: requests are few (a
  * worker's poll, heartbeat and upload; a webhook), and each sets its own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * An HTTP client over libcurl, the only file that includes curl.h: the
  * worker's calls to bisectd, bisectctl --server, and webhooks.

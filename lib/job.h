@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The job model and its JSON form, shared by bisectd, bisectctl and
  * bisect-worker: a job request (what to bisect or test), the assignment

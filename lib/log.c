@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The logger.  A line is "NAME: message", written to stderr with one
  * write(2), so that lines from threads and from child processes never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * One logger for every program (log.c), in the manner of OpenBSD's
  * log.c: the program's name is set once, and every line says it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * MAINTAINERS and .mailmap read into an index (maintindex.h), from which
  * maintanswer.c makes get_maintainer.pl's answer.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * MAINTAINERS, read as scripts/get_maintainer.pl reads it: who a patch
  * or a file's change goes to (its answer with --no-git --no-git-fallback

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * get_maintainer.pl's answer from the index (maintindex.h): the sections
  * of each file, deepest pattern first, those of the K: keywords, their

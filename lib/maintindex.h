@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The index of MAINTAINERS and .mailmap that maintainers.c reads, as the
  * answer (maintanswer.c) uses it: for those two files only.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * MAINTAINERS as of a commit of a repository: the file, the tree's
  * .mailmap and directories, its files' contents for K: keywords, and its

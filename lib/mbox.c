@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Mail with GMime: patch series read (its mbox parser splits the mails,
  * and a part's data wrapper undoes quoted-printable and base64), and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Mail: patch series read from an mbox (git format-patch --stdout, a list
  * archive) split into its patches, in their [PATCH n/m] order; and mail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Bisection when the failure does not show on every run, and may show on
  * good commits too.

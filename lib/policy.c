@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * What a submitter may point the daemon at: allow-lists of URL prefixes
  * and of directories.  See policy.h.

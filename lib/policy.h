@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What a submitter may point the daemon at: repositories (URLs under
  * allowed prefixes, paths under allowed roots) and webhook receivers

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The recipe parser: a table of keys, each with a type and a place in
  * struct recipe.  Anything not in the table is an error, so a typo in a

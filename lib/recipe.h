@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Recipes: how to configure, build and boot a kernel for one distribution
  * config.  A recipe is a plain text file of "key = value" lines; see

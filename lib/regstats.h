@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Which subsystems regress most: every commit with a "Fixes: <id>"
  * trailer names the commit that broke something; that commit counts as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Kernel sources that come as a tarball, into git: Debian's
  * linux-source-6.1 (/usr/src/linux-source-6.1.tar.xz, or any version of

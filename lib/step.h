@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The step: the unit that the coordinator, the workers and bisectctl
  * exchange.  An assignment (which commit to test for which job, under

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Operating-system helpers.  proc_run() is the one place where children
  * are started: in their own process group, so that a timeout kills the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Small operating-system helpers shared by every program: directories,
  * atomic file writes, clocks, the cache directory, and running a child

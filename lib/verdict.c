@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Names of verdicts, as they appear in JSON, logs and reports.
  */

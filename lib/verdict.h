@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What a step found.  Verdicts are their own type and never mixed with
  * error codes: a failure to run a step is VERDICT_INFRA, not a bad commit.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # make bench, ccache across work directories: the tiny recipe built in
 # one cache's work directory with an empty CCACHE_DIR, then in another
 # cache's (a second work directory of the same tree and config), whose

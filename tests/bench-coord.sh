@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # make bench, the coordinator's part:
 #
 #   - rounds and wall time of one bisection with W = 1, 2 and 4 workers,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # make bench, generic mode against git bisect run: a 100,000-commit
 # history (kernel-history --kind fixes: the imported linux-source-6.1
 # tree, 78,000 files, each commit rewriting one of them, a topic branch

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # make bench, one build over compile helpers: the tiny recipe built cold
 # (a new build directory, an empty compiler cache, no kernel cache) here
 # alone, then the same with two distcc helpers, each distccd in a network

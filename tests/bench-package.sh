@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # make bench: a package build by bisectctl build against plain
 # `make bindeb-pkg` on the same tree with the same .config, both cold (an
 # empty build directory, ccache disabled), same -j.  bisectctl's time is

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # make bench, untestable stretches: generic mode against git bisect run
 # where a run of commits cannot be tested (exit 125), as when a build was
 # broken for a while.  Each history is tests/fixtures/mkrepo.sh's (300

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # make bench, bisectctl stats: one pass over a generated kernel history
 # (kernel-history --kind fixes: the imported linux-source-6.1 tree with
 # its MAINTAINERS, each commit rewriting one of its 60,000 .c and .h

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # make bench TITLE_CORPUS=DIR: the console classifier's titles against a
 # corpus of real crash reports with reference titles, in the layout of
 # syzkaller's pkg/report/testdata/linux/report (not in this project):

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # make bench: measure, in one run on this machine, with a fresh cache and
 # ccache disabled (CCACHE_DISABLE=1), so that nothing is reused:
 #

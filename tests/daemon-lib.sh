@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Helpers for tests that run bisectd and bisect-workers, sourced after
 # lib.sh.  Everything listens on 127.0.0.1 (or in network namespaces the
 # test makes), on ports the kernel picks.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # make demo: bisect a planted regression in a real kernel, end to end.
 #
 # Imports Debian's linux-source-6.1 into a git repository in the cache

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Compile helpers for tests and benchmarks: distccd in network
 # namespaces of the caller's own, each on a veth pair (helper i is
 # 10.231.i.2, the host's end 10.231.i.1), allowing only the host's end.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # icecream for tests: icecc-scheduler and iceccd compile servers, each
 # in a network namespace of the caller's own.  The scheduler's namespace
 # holds a bridge (10.232.0.1/24); compile server i is 10.232.0.1i, the

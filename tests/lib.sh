@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Shell test helpers, sourced by tests/t/*.sh and tests/e2e/*.sh, in the
 # manner of git's test-lib.sh: each test script runs in its own scratch
 # directory with its own cache, prints "ok N - what" or "not ok N - what",

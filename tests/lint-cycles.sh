@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Lint of the modules' calls: within each folder (lib, worker, bisectd,
 # cli), which object calls which, from the built objects' symbols (nm),
 # must form no cycle (tsort finds one).  Files that share a private

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Lint of the layering: lib/ is the core and includes only itself;
 # worker/ and bisectd/ include lib/ and themselves, never each other;
 # cli/ may include all three.  An include with a directory in it

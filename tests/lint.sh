@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Lint of the shell tests: every check must be able to fail.
 #
 #  - `check "what" [ a ] && [ b ]` runs only `[ a ]` inside check; the

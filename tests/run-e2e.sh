@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # The end-to-end tests: real kernel bisections with the tiny recipe.  The
 # first run imports Debian's linux-source-6.1 into the cache and builds a
 # kernel cold (a few minutes on 2 cores); later runs reuse both.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Run test scripts (tests/t/*.sh, or those given) with every check's
 # condition inverted (TEST_INVERT=1 in tests/lib.sh).  On a healthy tree
 # each check must then report "not ok": one that still says ok passes

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Run the integration tests (tests/t/*.sh, or those given), each a TAP
 # script in git's t/ style.  Fails if any of them fails.
 cd "$(dirname "$0")/.." || exit 1

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Run the cmocka unit tests given as arguments, from the top directory
 # (the fixtures are found by relative paths).  Fails if any test fails.
 cd "$(dirname "$0")/.." || exit 1

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * bisect-worker: runs steps for a remote bisectd.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Booting a kernel in QEMU: direct kernel boot with the step's initramfs,
  * the serial console to a log file, a hard timeout, and KVM only when a

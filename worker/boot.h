@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Booting a kernel: QEMU directly (boot.c), or through libvirt
  * (boot_libvirt.c), behind boot_run().

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Booting through libvirt instead of spawning QEMU: the same direct
  * kernel boot, as a transient domain on any libvirt URI (qemu:///system,

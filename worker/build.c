@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Reading a kernel build log: the first compiler or linker error, which
  * is the evidence a skipped step carries.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * A build job: a base commit with patches, built and booted once as a
  * smoke test, then packaged; for bisectctl build and for workers alike.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A build job: patches on a base, built, booted, packaged, and
  * install-tested (buildjob.c).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Compile helpers (compile_helpers.h): parsing distcc's host list, probing the
  * helpers, the relay, and the connector distcc runs in its ssh mode.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Compile helpers: distcc's hosts for a kernel build (compile_helpers.c).
  *

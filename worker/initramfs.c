@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The initramfs that every step boots, a cpio (newc) archive:
  * busybox-static and its applet links, the recipe's guest init as /init,

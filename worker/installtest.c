@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The install test of a build job: do the packages install, and does the
  * installed kernel boot, as they would on a user's machine?

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The kernel cache: built kernel images by what they were built from.
  *

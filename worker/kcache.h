@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The kernel cache (kcache.c): built kernel images by tree, recipe and
  * compiler, so that a tree is built once however many steps boot it.

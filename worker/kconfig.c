@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Kernel configuration for a step: the recipe's base config (a make target
  * such as tinyconfig, or a distribution's config file, compressed or not),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A step's config: the recipe's base, Debian's traps, the fragments
  * (kconfig.c).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Distribution packages of a built tree, from the kernel's own
  * `make bindeb-pkg` and `make binrpm-pkg`.

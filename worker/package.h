@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Packages of a tree that a step built: bindeb-pkg, binrpm-pkg
  * (package.c).

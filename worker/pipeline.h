@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The step pipeline: checkout -> config -> build -> initramfs -> boot ->
  * verdict, for one commit and one recipe (pipeline.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Bisecting a distribution's released kernels: Debian's linux-image
  * packages of one flavour, from a release that worked to one that does

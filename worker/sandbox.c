@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The sandbox for builds of untrusted patches: bubblewrap (bwrap), with
  * every namespace new (no network: only a loopback of its own, which

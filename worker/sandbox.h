@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The bubblewrap sandboxes of builds and of commands from the network
  * (sandbox.c).

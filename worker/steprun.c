@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Running one step, for every caller: bisectctl's embedded workers and
  * bisect-worker alike.  A step is a commit, and either a command

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * One step for every caller: an assignment run in its work directory,
  * in kernel mode through the pipeline, in generic mode as a command

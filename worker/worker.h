@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The worker's modules, each with a header of its own: this one names
  * them all, for bisectctl's in-process runs and for the tests that drive

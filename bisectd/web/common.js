@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 // Small DOM helpers shared by bisectd's pages.  Text always goes in as
 // text (textContent), never as HTML.
 function code(t) { const c = document.createElement('code'); c.textContent = t; return c; }

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # make check-distro: patched packages of Debian's cloud-amd64 config for
 # real: bindeb-pkg and binrpm-pkg of about 1,100 modules, and the install
 # test (the .deb into a Debian 12 disk, booted through the initrd that

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # make check-distro: build and boot Debian's cloud-amd64 config for real
 # (about 46 minutes cold on 2 cores, under a minute per incremental step),
 # with its modules in the initramfs.  Not part of make check.

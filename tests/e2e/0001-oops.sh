@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # A NULL pointer dereference in an initcall, planted at a random commit of
 # a 300-commit kernel history with merges; then endpoints that are not
 # what the user says they are.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # An initcall that never returns: the boot hangs without a word, and the
 # timeout makes the verdict.
 . "$(dirname "$0")/kernel-case.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # An oops, with a run of commits that do not build shortly before it: they
 # are skipped, with the compiler error as evidence, and the culprit is
 # still found.

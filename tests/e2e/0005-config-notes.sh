@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # A fragment option that olddefconfig drops is reported (here ext4, which
 # needs the block layer that tinyconfig leaves out), and bisectctl test
 # builds and boots one commit with the exit status of a bisect run command.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bisectctl verify: does a patch fix the failure at a commit?  The planted
 # oops of the kernel history, its revert as a plain diff and as a
 # git format-patch mail (fixed), a patch that changes nothing relevant

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # A kernel bisection through bisectd: bisectctl --server submits it, a
 # bisect-worker builds and boots each step with the tiny recipe (in the
 # persistent work directory), uploads its logs, and the job's report is

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Boots through libvirt: a real libvirtd (and virtlogd) on this machine,
 # qemu:///system, the same commits as the direct QEMU boots, the same
 # verdicts and crash titles.  Also through a bisect-worker --libvirt.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bisectctl build: packages of a commit with a fix applied, from the
 # kernel's own bindeb-pkg and binrpm-pkg; their release and versions
 # carry the build's id and sort below the distribution's; the artifacts;

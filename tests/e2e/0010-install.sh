@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # The install test of bisectctl build --install-test, with the
 # tiny-install recipe (virtio-blk and ext4 as modules, an EFI stub): the
 # .deb is installed with dpkg into a debootstrapped Debian 12 root whose

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Right answers on hard regressions, on the real kernel with the tiny
 # recipe: one history (kernel-history --kind suite) for every case, so
 # that the kernel cache builds each tree once and the later cases mostly

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bisectctl releases over Debian's own released kernels: the newest four
 # ABIs of linux-image-*-cloud-amd64 that APT lists when the test runs
 # (superseded ones leave the archive), fetched with apt-get download and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bisectctl maintainers against the kernel's own scripts/get_maintainer.pl
 # --no-git --no-git-fallback --no-rolestats --no-r, from the same
 # linux-source-6.1 tree: every 390th of its files (about 200), and a few

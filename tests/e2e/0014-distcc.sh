@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # One build over several machines: two distccd helpers, each in a network
 # namespace of this test's own on a veth pair, and a recipe that names
 # them ("distcc = A/2,B/2").  A cold tiny build with an empty ccache

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # One build over several machines with icecream: icecc-scheduler, two
 # iceccd compile servers and the worker's own iceccd, each in a network
 # namespace of this test's own on one bridge, and a recipe that names

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Sourced by the end-to-end tests: bisect a planted regression in a real
 # kernel history (tests/fixtures/kernel-history) with the tiny recipe.
 # The kernel tree, the build directory and ccache live in the persistent

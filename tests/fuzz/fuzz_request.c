@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target: everything bisectd parses from a request body.  The
  * first byte picks the parser (job request, worker registration, step

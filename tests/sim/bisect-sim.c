@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The simulation benchmark of the engine (make bench): simulated
  * bisections over random DAGs with merges, for several failure rates,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Simulated bisections (see simbisect.h): the engine driven as the
  * scheduler drives it, against an oracle instead of builds and boots.

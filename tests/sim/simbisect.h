@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Simulated bisections for the engine's tests and benchmark: random
  * commit DAGs with merges, a planted first bad commit, and runs that show

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Generic mode on repositories with merges: bisectctl run finds the planted
 # commit, in at most one step more than git bisect run on the same
 # repository, and its JSON has the documented fields.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Skipped commits (exit 125): the culprit is still found around them, and
 # when only skipped commits are left the answer is ambiguous (exit 1) and
 # lists the same candidates as git bisect run.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Bad input: a one-line error, exit status 2, and nothing written to the
 # cache.  Commands that exit >= 128 abort with status 3, as git does.
 . "$(dirname "$0")/../lib.sh"

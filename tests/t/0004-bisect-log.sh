@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # The bisect log: git bisect replay accepts it and reaches the same first
 # bad commit, and bisectctl resumes a stopped bisection from it.
 . "$(dirname "$0")/../lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Kernel mode's bad input is refused before anything is built or written:
 # one line, exit status 2, no work or output directory in the cache.
 . "$(dirname "$0")/../lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # make install puts bisectctl, the recipes and the guest init under
 # DESTDIR/PREFIX, and the installed bisectctl finds its recipes there.
 . "$(dirname "$0")/../lib.sh"

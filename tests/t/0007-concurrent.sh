@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Two bisections of the same repository at once share its worktree: the
 # second waits for the first (and says so) instead of checking out commits
 # under its feet.  Both find the culprit.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bisectctl config reads the kernel config out of a linux-image .deb and a
 # kernel-core .rpm, built here with dpkg-deb and rpmbuild, without
 # installing them; files that hold none are refused in one line.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bisectd's API: a tracker submits a bisection with a token, a worker
 # runs it, the job carries its steps, artifacts and bisect log, and the
 # result is POSTed to the callback (retried until it is taken).  Bad

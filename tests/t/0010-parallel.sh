@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Parallel bisection: with W workers on one job, bisectd tests up to W
 # commits at once, and the rounds stay within ceil(log_{W+1} N) + 1.
 # The same history with W = 1, 2 and 4, each with its own command (so

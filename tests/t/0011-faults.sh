@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Faults: every job still ends with the right culprit when a worker is
 # killed with SIGKILL mid-step, when bisectd is killed with SIGKILL and
 # started again mid-job (no step lost, the job finished once), and when

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bisectd's web pages in headless Chromium: the job list shows every job
 # with its state; a job's page shows its facts, the candidates left per
 # round as a chart, the step table with links to the logs, and the

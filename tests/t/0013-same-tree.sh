@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Generic mode keeps git bisect run's semantics where two commits have
 # the same tree: a merge made with -s ours has its first parent's tree,
 # and a command that looks at the commit (BISECT_COMMIT) tells them

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # A command that fails on only half of the runs of a bad commit:
 # bisectctl run --confidence finds the culprit, verifies it and says how
 # sure it is; git's bisection (no --confidence) says that it is not sure;

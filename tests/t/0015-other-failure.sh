@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # A second bug in the range: commits from X to before Y fail too, with
 # another exit status, before the planted culprit.  git's bisection takes
 # them as bad and names X; with --failure (the target's title) they are

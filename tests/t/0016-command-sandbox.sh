@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # A generic job's command comes from whoever holds a submit token.  On a
 # bisect-worker it runs as nobody in the sandbox: no network, none of the
 # worker's environment (its token), nothing writable but its checkout,

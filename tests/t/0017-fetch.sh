@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # A repository given as a URL is fetched by bisectd's fetch queue, not
 # while the request or the lock waits: the job is answered at once as
 # fetching, and git runs within --fetch-timeout and --fetch-max-mb; a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # What one client may take of bisectd: connections from one address,
 # memory for request bodies, names with control characters; and tokens
 # that can be listed and withdrawn while the daemon runs.

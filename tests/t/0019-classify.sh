@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bisectctl classify reads a console log as a step's boot is read: its
 # verdict, crash kind and title on stdout, exit 0 good and 1 bad; bad
 # input is one line and exit status 2.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Where bisectd listens: an IPv6 address (only there), "::" (IPv6 and
 # IPv4), and an address that is none (exit 2, one line); a second port
 # for the workers, on event threads of its own.  Loopback only.

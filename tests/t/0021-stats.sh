@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bisectctl stats: which subsystems regress most, counted from Fixes:
 # trailers over a generated history whose answer is known, per
 # MAINTAINERS section (the most specific one of each file).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bisectd's regressions per subsystem: each verified bisection's culprit
 # counted for its MAINTAINERS sections, the commits of the bisected
 # ranges for theirs; GET /api/v1/stats, the chart and the page in

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # GET /metrics: bisectd's own counters and histograms in Prometheus' text
 # format, after a bisection that one worker ran.
 . "$(dirname "$0")/../lib.sh"

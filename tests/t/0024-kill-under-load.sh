@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # kill -9 under load: 1,000 test jobs and 100 simulated workers
 # (tests/fixtures/loadgen) while bisectd is killed with SIGKILL twice and
 # started again on the same port.  Every job ends done with exactly one

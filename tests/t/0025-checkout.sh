@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Moving a worktree between commits rewrites only the paths that differ,
 # and the tree each step sees is still exactly its commit's: files
 # changed, added, deleted, made executable, turned into symlinks, a file

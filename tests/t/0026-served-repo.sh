@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # A worker that does not have a job's repository: the coordinator has it
 # as a path, the worker (in a mount namespace where that path is hidden
 # under an empty tmpfs) fetches it from the coordinator over git's smart

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # What a submitter's code leaves behind in its work directory is never
 # followed by the worker, which is root.  A command or a Makefile that
 # plants links (or a git directory of its own) where the next step's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # One submitter's repository URLs that never answer do not hold up the
 # others': bisectd fetches several URLs at once (--max-fetches), one
 # submitter at most --max-fetches-per-submitter of them (its further

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # What one submitter may ask of bisectd: at most max-jobs-per-submitter
 # jobs fetching, queued or running, and max-submits-per-minute submits in
 # any minute (here 3 and 5, from bisectd.conf).  Past either, a submit is

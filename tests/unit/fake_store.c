@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * A store in plain memory for the scheduler's unit tests: the calls of
  * store.h that the scheduler makes, with the same meaning as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The scheduler's unit tests' store in memory (fake_store.c): store.h's
  * calls without SQLite, on a clock the test sets.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of lib/archives.c: a cpio written and read back entry by
  * entry; a tarball, the files of a .deb and a compressed single file

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of files below a directory that unprivileged code wrote
  * (lib/beneath.c), and of gu_checkout() into a checkout where a command

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of the console classifier, fed the saved console logs in
  * tests/fixtures/console.  Each of those was printed by a real kernel

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of compile helpers (worker/compile_helpers.c): distcc's host syntax,
  * and the relay end to end on loopback: a helper that answers (an echo

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of the bisection engine against git's own answers.  The DAG
  * fixtures in tests/fixtures/dags were made by make-dags.sh, which built

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of the last-error message: a new message may be built from
  * the old one, as callers that add context do.

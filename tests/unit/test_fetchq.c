@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of the fetch queue's rule for starting a fetch: not twice,
  * at most per_submitter of one submitter's at once, one fetch per key.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of the job model: which worker may take which job (a
  * command that asks for the network goes only to a worker that gives

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of the config traps: a distribution config that names key
  * files this tree does not have, or wants BTF without pahole, is fixed,

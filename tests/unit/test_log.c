@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of the logger (lib/log.c): one line per call, the program's
  * name in front, debug lines only when verbose, and the syslog priority

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * MAINTAINERS matching, as scripts/get_maintainer.pl answers for the same
  * entries (tests/e2e/0013-maintainers.sh holds it against the script).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of patch series from mail (lib/mbox.c): an mbox split into
  * its patches in [PATCH n/m] order, the cover letter left out,

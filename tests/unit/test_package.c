@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of taking packages out of a build's work directory, which
  * the build's sandbox writes: only regular files leave it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of what a submitter may point the daemon at: URL normal
  * forms, prefix allow-lists and repository roots.

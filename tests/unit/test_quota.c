@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of the submits-per-minute quota: at most per_minute in any
  * 60 s, per submitter, with the wait until the oldest leaves the minute.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of the recipe parser: the shipped recipes parse, and every
  * kind of mistake is an error that names the line.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of the linear bisection that releases and Debian's
  * patches share (worker/releases.c, releases_linear): the first bad

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of the sandboxes' reach over a file of the worker's (root's,
  * mode 600) in the work directory they write: a build's nobody is root

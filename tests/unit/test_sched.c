@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The scheduler alone: its decisions driven through its own calls, with
  * a fake store in memory (fake_store.c, linked in place of the SQLite

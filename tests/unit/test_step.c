@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of the step's wire forms: an assignment and a result go
  * through their codec unchanged, carry the wire version, and a form of

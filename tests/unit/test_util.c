@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of proc_run()'s watchdogs: a child whose log stops growing
  * is killed after stall_s, one that keeps writing runs to its end.
