@@ -64,6 +64,7 @@ struct config {
 	 * directories, webhook URL prefixes */
 	char repo_urls[4096], repo_roots[4096], hook_urls[4096];
 	unsigned per_ip;      /* connections from one address at a time */
+	int max_conns;	      /* connections at once, on each listener */
 	size_t max_bodies_mb; /* request bodies held at once, all together */
 };
 
@@ -171,6 +172,13 @@ static int set_key(struct config *c, const char *k, const char *v)
 			return err_set(ERR_INPUT, "max-conns-per-address must "
 						  "be 0 (no limit) to 100000");
 		c->per_ip = (unsigned)n;
+	} else if (!strcmp(k, "max-conns")) {
+		unsigned long n = strtoul(v, &end, 10);
+
+		if (*end || !*v || n < 1 || n > 100000)
+			return err_set(ERR_INPUT,
+				       "max-conns must be 1 to 100000");
+		c->max_conns = (int)n;
 	} else if (!strcmp(k, "max-bodies-mb")) {
 		unsigned long n = strtoul(v, &end, 10);
 
@@ -606,8 +614,8 @@ static int usage(int asked)
 		"[--repo-roots 'DIR...']\n"
 		"               [--webhook-urls 'PREFIX...'] "
 		"[--max-conns-per-address N]\n"
-		"               [--max-bodies-mb N] [--mail-from 'NAME "
-		"<ADDRESS>']\n"
+		"               [--max-conns N] [--max-bodies-mb N] "
+		"[--mail-from 'NAME <ADDRESS>']\n"
 		"               [--worker-port N [--worker-listen ADDR]]\n"
 		"       bisectd [--state DIR] token add submit|worker|read "
 		"NAME\n"
@@ -634,6 +642,7 @@ int main(int argc, char **argv)
 		{ "repo-urls", required_argument, NULL, 'U' },
 		{ "repo-roots", required_argument, NULL, 'R' },
 		{ "webhook-urls", required_argument, NULL, 'W' },
+		{ "max-conns", required_argument, NULL, 'N' },
 		{ "max-conns-per-address", required_argument, NULL, 'A' },
 		{ "max-bodies-mb", required_argument, NULL, 'B' },
 		{ "mail-from", required_argument, NULL, 'E' },
@@ -662,6 +671,7 @@ int main(int argc, char **argv)
 		['E'] = "mail-from",
 		['w'] = "worker-port",
 		['X'] = "worker-listen",
+		['N'] = "max-conns",
 	};
 	struct config c = { .listen = "127.0.0.1",
 			    .port = 8070,
@@ -672,6 +682,7 @@ int main(int argc, char **argv)
 			    .fetch_max_mb = 16384,
 			    .repo_urls = "https://",
 			    .per_ip = 256,
+			    .max_conns = 4000,
 			    .max_bodies_mb = 64,
 			    .hook_attempts = 10 };
 	const char *repo_urls[LIST_MAX + 1], *repo_roots[LIST_MAX + 1],
@@ -764,6 +775,7 @@ int main(int argc, char **argv)
 	ao.repo_roots = repo_roots;
 	ao.hook_urls = hook_urls;
 	ao.per_ip = c.per_ip;
+	ao.max_conns = c.max_conns;
 	find_web_dir(web_dir, sizeof(web_dir));
 	ao.web_dir = web_dir;
 	memset(&sa, 0, sizeof(sa));
