@@ -137,6 +137,7 @@ static enum MHD_Result respond(struct MHD_Connection *mc, unsigned status,
 
 	MHD_add_response_header(r, "Content-Type", type);
 	MHD_add_response_header(r, "Cache-Control", "no-store");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	if (deferring) {
 		if (deferring->resp)
 			MHD_destroy_response(deferring->resp);
@@ -233,13 +234,66 @@ static int parse_id(const char *s, long long *out)
 	return job_query_id("id", s, out);
 }
 
-static int valid_name(const char *n)
+static int hex_digit(char c)
 {
-	size_t len = strlen(n);
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+		return (c | 0x20) - 'a' + 10;
+	return -1;
+}
 
-	return len > 0 && len <= 128 && n[0] != '.' &&
-	       strspn(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			 "0123456789._-~+") == len;
+/* p is "%XX" for a control character (NUL among them): its byte, or -1 */
+static int control_escape(const char *p)
+{
+	int hi, lo, c;
+
+	if (p[0] != '%' || (hi = hex_digit(p[1])) < 0 ||
+	    (lo = hex_digit(p[2])) < 0)
+		return -1;
+	c = hi * 16 + lo;
+	return c < 0x20 || c == 0x7f ? c : -1;
+}
+
+/*
+ * The HTTP server's decoding of a path's and a query's %XX escapes, but
+ * for those of control characters, which are left as they came: the
+ * handlers get C strings, and "%00" decoded would cut a name short
+ * (x%00.html would be x), where left alone its '%' is refused.
+ */
+static size_t unescape(void *cls, struct MHD_Connection *mc, char *s)
+{
+	char *r = s, *w = s;
+
+	(void)cls, (void)mc;
+	while (*r) {
+		if (r[0] == '%' && hex_digit(r[1]) >= 0 &&
+		    hex_digit(r[2]) >= 0 && control_escape(r) < 0) {
+			*w++ = (char)(hex_digit(r[1]) * 16 + hex_digit(r[2]));
+			r += 3;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = '\0';
+	return (size_t)(w - s);
+}
+
+/* Why an artifact's name is refused (a one-line message), or NULL. */
+static const char *bad_name(const char *n)
+{
+	size_t len = strlen(n), i;
+
+	for (i = 0; i < len; i++)
+		if ((unsigned char)n[i] < 0x20 || n[i] == 0x7f ||
+		    control_escape(n + i) >= 0)
+			return "artifact names have no control characters "
+			       "(such as %00)";
+	if (len > 0 && len <= 128 && n[0] != '.' &&
+	    strspn(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		      "0123456789._-~+") == len)
+		return NULL;
+	return "artifact names are [A-Za-z0-9._~+-], not starting with a dot";
 }
 
 /* --- handlers -------------------------------------------------------------- */
@@ -529,6 +583,31 @@ static enum MHD_Result get_report(struct api *a, struct MHD_Connection *mc,
 		     "text/plain; charset=utf-8");
 }
 
+/*
+ * An artifact's type: plain text (logs, a config) is shown as text;
+ * anything else, a page, an image, XML or a package, is given as bytes
+ * to save (Content-Disposition: attachment), so that nothing a build
+ * wrote is ever rendered as a page of bisectd's.
+ */
+static const char *artifact_type(const char *name, int *attachment)
+{
+	static const char *const ends[] = { ".log", ".txt", ".release",
+					    ".patch", ".diff" };
+	static const char *const names[] = { "config", "SHA256SUMS" };
+	size_t n = strlen(name), i;
+
+	*attachment = 0;
+	for (i = 0; i < sizeof(ends) / sizeof(ends[0]); i++)
+		if (n > strlen(ends[i]) &&
+		    !strcmp(name + n - strlen(ends[i]), ends[i]))
+			return "text/plain; charset=utf-8";
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return "text/plain; charset=utf-8";
+	*attachment = 1;
+	return "application/octet-stream";
+}
+
 static enum MHD_Result get_artifact(struct api *a, struct MHD_Connection *mc,
 				    long long job, long long step,
 				    const char *name)
@@ -538,12 +617,10 @@ static enum MHD_Result get_artifact(struct api *a, struct MHD_Connection *mc,
 	struct stat sb;
 	enum MHD_Result ret;
 	char *path;
-	int rc, fd;
+	int rc, fd, attachment;
 
-	if (!valid_name(name))
-		return error_reply(mc, MHD_HTTP_BAD_REQUEST,
-				   "artifact names are [A-Za-z0-9._~+-], not "
-				   "starting with a dot");
+	if (bad_name(name))
+		return error_reply(mc, MHD_HTTP_BAD_REQUEST, bad_name(name));
 	pthread_mutex_lock(&a->c->lock);
 	rc = store_step_get(a->c->store, step, &st);
 	pthread_mutex_unlock(&a->c->lock);
@@ -562,7 +639,22 @@ static enum MHD_Result get_artifact(struct api *a, struct MHD_Connection *mc,
 		return error_reply(mc, MHD_HTTP_NOT_FOUND, "no such artifact");
 	}
 	r = MHD_create_response_from_fd((uint64_t)sb.st_size, fd);
-	MHD_add_response_header(r, "Content-Type", "application/octet-stream");
+	if (!r) {
+		close(fd);
+		return error_reply(mc, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				   "out of memory");
+	}
+	MHD_add_response_header(r, "Content-Type",
+				artifact_type(name, &attachment));
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	if (attachment) {
+		/* the name is of [A-Za-z0-9._~+-]: nothing to quote */
+		char *disp = util_fmt("attachment; filename=\"%s\"", name);
+
+		if (disp)
+			MHD_add_response_header(r, "Content-Disposition", disp);
+		free(disp);
+	}
 	ret = MHD_queue_response(mc, MHD_HTTP_OK, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -799,10 +891,9 @@ static void upload_begin(struct api *a, struct conn *cn, const char *lease,
 
 	cn->upload = 1;
 	cn->fd = -1;
-	if (!valid_name(name)) {
+	if (bad_name(name)) {
 		cn->status = MHD_HTTP_BAD_REQUEST;
-		cn->error = strdup("artifact names are [A-Za-z0-9._~+-], not "
-				   "starting with a dot");
+		cn->error = strdup(bad_name(name));
 		return;
 	}
 	pthread_mutex_lock(&a->c->lock);
@@ -940,6 +1031,7 @@ static enum MHD_Result web_file(struct api *a, struct MHD_Connection *mc,
 	r = MHD_create_response_from_fd((uint64_t)sb.st_size, fd);
 	MHD_add_response_header(r, "Content-Type", files[i].type);
 	MHD_add_response_header(r, "Cache-Control", "no-cache");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	ret = MHD_queue_response(mc, MHD_HTTP_OK, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -1902,6 +1994,7 @@ static int listener(struct api *a, const char *listen, int port,
 		on_log, a, MHD_OPTION_SOCK_ADDR, addr,
 		MHD_OPTION_NOTIFY_COMPLETED, on_done, a,
 		MHD_OPTION_NOTIFY_CONNECTION, on_connection, *cs,
+		MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
 		MHD_OPTION_CONNECTION_LIMIT, limit,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)a->o.per_ip,
