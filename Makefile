@@ -73,7 +73,8 @@ LIBS_OWN = $(LIBCLI) $(LIBCOORD) $(LIBWORKER) $(LIBBISECT)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(patsubst %.c,$(B)/%,$(UNIT_SRC))
 FIXTURE_BIN = $(B)/tests/fixtures/kernel-history $(B)/tests/fixtures/hook-sink \
-	$(B)/tests/fixtures/loadgen $(B)/tests/sim/bisect-sim
+	$(B)/tests/fixtures/loadgen $(B)/tests/fixtures/slowloris \
+	$(B)/tests/sim/bisect-sim
 
 PROGRAMS = $(B)/bin/bisectctl $(B)/bin/bisectd $(B)/bin/bisect-worker
 

@@ -17,7 +17,11 @@
  * temporary file in the state directory while their SHA-256 is computed,
  * and are renamed into place only when the size and the checksum the
  * worker announced both hold.  Every error is a JSON object with one
- * "error" line; nothing a client sends can stop the daemon.
+ * "error" line; nothing a client sends can stop the daemon.  Each
+ * listener's connections are followed by conns.c from their start,
+ * which closes those whose headers or body come too slowly and makes
+ * room when all are taken, never at the cost of one whose request
+ * carried a valid token.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -36,6 +40,7 @@
 
 #include "api.h"
 #include "buf.h"
+#include "conns.h"
 #include "digest.h"
 #include "error.h"
 #include "gitserve.h"
@@ -54,8 +59,9 @@ struct conn;
 
 struct api {
 	struct MHD_Daemon *d;
-	struct MHD_Daemon *dw; /* the workers' listener, or NULL */
-	int listening;	       /* both listeners are up: MHD's log is shown */
+	struct MHD_Daemon *dw;	/* the workers' listener, or NULL */
+	struct conns *cs, *csw; /* the connections each holds */
+	int listening;		/* both listeners are up: MHD's log is shown */
 	struct coord *c;
 	struct api_opts o;
 	size_t body_bytes; /* held by all requests' bodies (atomic) */
@@ -99,8 +105,11 @@ struct conn {
 	char name[130];
 	int status; /* an error decided before the body arrived */
 	char *error;
-	int refused;	/* no token or an unknown one: the body is dropped */
-	char owner[64]; /* the name of the request's token */
+	int refused; /* no token or an unknown one: the body is dropped */
+	/* the role of the request's token: "" for none, NULL for a bad
+	 * one (else it points to role); owner: the token's name */
+	const char *who;
+	char role[16], owner[64];
 	/* suspended: a long poll or a call in the pool */
 	struct MHD_Connection *mc;
 	enum pending pending;
@@ -131,6 +140,7 @@ static enum MHD_Result respond(struct MHD_Connection *mc, unsigned status,
 
 	MHD_add_response_header(r, "Content-Type", type);
 	MHD_add_response_header(r, "Cache-Control", "no-store");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	if (deferring) {
 		if (deferring->resp)
 			MHD_destroy_response(deferring->resp);
@@ -243,13 +253,66 @@ static int parse_id(const char *s, long long *out)
 	return job_query_id("id", s, out);
 }
 
-static int valid_name(const char *n)
+static int hex_digit(char c)
 {
-	size_t len = strlen(n);
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+		return (c | 0x20) - 'a' + 10;
+	return -1;
+}
 
-	return len > 0 && len <= 128 && n[0] != '.' &&
-	       strspn(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			 "0123456789._-~+") == len;
+/* p is "%XX" for a control character (NUL among them): its byte, or -1 */
+static int control_escape(const char *p)
+{
+	int hi, lo, c;
+
+	if (p[0] != '%' || (hi = hex_digit(p[1])) < 0 ||
+	    (lo = hex_digit(p[2])) < 0)
+		return -1;
+	c = hi * 16 + lo;
+	return c < 0x20 || c == 0x7f ? c : -1;
+}
+
+/*
+ * The HTTP server's decoding of a path's and a query's %XX escapes, but
+ * for those of control characters, which are left as they came: the
+ * handlers get C strings, and "%00" decoded would cut a name short
+ * (x%00.html would be x), where left alone its '%' is refused.
+ */
+static size_t unescape(void *cls, struct MHD_Connection *mc, char *s)
+{
+	char *r = s, *w = s;
+
+	(void)cls, (void)mc;
+	while (*r) {
+		if (r[0] == '%' && hex_digit(r[1]) >= 0 &&
+		    hex_digit(r[2]) >= 0 && control_escape(r) < 0) {
+			*w++ = (char)(hex_digit(r[1]) * 16 + hex_digit(r[2]));
+			r += 3;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = '\0';
+	return (size_t)(w - s);
+}
+
+/* Why an artifact's name is refused (a one-line message), or NULL. */
+static const char *bad_name(const char *n)
+{
+	size_t len = strlen(n), i;
+
+	for (i = 0; i < len; i++)
+		if ((unsigned char)n[i] < 0x20 || n[i] == 0x7f ||
+		    control_escape(n + i) >= 0)
+			return "artifact names have no control characters "
+			       "(such as %00)";
+	if (len > 0 && len <= 128 && n[0] != '.' &&
+	    strspn(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		      "0123456789._-~+") == len)
+		return NULL;
+	return "artifact names are [A-Za-z0-9._~+-], not starting with a dot";
 }
 
 /* --- handlers -------------------------------------------------------------- */
@@ -579,6 +642,31 @@ static enum MHD_Result get_report(struct api *a, struct MHD_Connection *mc,
 		     "text/plain; charset=utf-8");
 }
 
+/*
+ * An artifact's type: plain text (logs, a config) is shown as text;
+ * anything else, a page, an image, XML or a package, is given as bytes
+ * to save (Content-Disposition: attachment), so that nothing a build
+ * wrote is ever rendered as a page of bisectd's.
+ */
+static const char *artifact_type(const char *name, int *attachment)
+{
+	static const char *const ends[] = { ".log", ".txt", ".release",
+					    ".patch", ".diff" };
+	static const char *const names[] = { "config", "SHA256SUMS" };
+	size_t n = strlen(name), i;
+
+	*attachment = 0;
+	for (i = 0; i < sizeof(ends) / sizeof(ends[0]); i++)
+		if (n > strlen(ends[i]) &&
+		    !strcmp(name + n - strlen(ends[i]), ends[i]))
+			return "text/plain; charset=utf-8";
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return "text/plain; charset=utf-8";
+	*attachment = 1;
+	return "application/octet-stream";
+}
+
 static enum MHD_Result get_artifact(struct api *a, struct MHD_Connection *mc,
 				    long long job, long long step,
 				    const char *name)
@@ -588,12 +676,10 @@ static enum MHD_Result get_artifact(struct api *a, struct MHD_Connection *mc,
 	struct stat sb;
 	enum MHD_Result ret;
 	char *path;
-	int rc, fd;
+	int rc, fd, attachment;
 
-	if (!valid_name(name))
-		return error_reply(mc, MHD_HTTP_BAD_REQUEST,
-				   "artifact names are [A-Za-z0-9._~+-], not "
-				   "starting with a dot");
+	if (bad_name(name))
+		return error_reply(mc, MHD_HTTP_BAD_REQUEST, bad_name(name));
 	pthread_mutex_lock(&a->c->lock);
 	rc = store_step_get(a->c->store, step, &st);
 	pthread_mutex_unlock(&a->c->lock);
@@ -612,7 +698,22 @@ static enum MHD_Result get_artifact(struct api *a, struct MHD_Connection *mc,
 		return error_reply(mc, MHD_HTTP_NOT_FOUND, "no such artifact");
 	}
 	r = MHD_create_response_from_fd((uint64_t)sb.st_size, fd);
-	MHD_add_response_header(r, "Content-Type", "application/octet-stream");
+	if (!r) {
+		close(fd);
+		return error_reply(mc, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				   "out of memory");
+	}
+	MHD_add_response_header(r, "Content-Type",
+				artifact_type(name, &attachment));
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	if (attachment) {
+		/* the name is of [A-Za-z0-9._~+-]: nothing to quote */
+		char *disp = util_fmt("attachment; filename=\"%s\"", name);
+
+		if (disp)
+			MHD_add_response_header(r, "Content-Disposition", disp);
+		free(disp);
+	}
 	ret = MHD_queue_response(mc, MHD_HTTP_OK, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -799,6 +900,8 @@ static void *timer_main(void *arg)
 
 		nanosleep(&ts, NULL);
 		expire_waits(a, util_now());
+		conns_tick(a->cs, util_now());
+		conns_tick(a->csw, util_now());
 	}
 	return NULL;
 }
@@ -847,10 +950,9 @@ static void upload_begin(struct api *a, struct conn *cn, const char *lease,
 
 	cn->upload = 1;
 	cn->fd = -1;
-	if (!valid_name(name)) {
+	if (bad_name(name)) {
 		cn->status = MHD_HTTP_BAD_REQUEST;
-		cn->error = strdup("artifact names are [A-Za-z0-9._~+-], not "
-				   "starting with a dot");
+		cn->error = strdup(bad_name(name));
 		return;
 	}
 	pthread_mutex_lock(&a->c->lock);
@@ -988,6 +1090,7 @@ static enum MHD_Result web_file(struct api *a, struct MHD_Connection *mc,
 	r = MHD_create_response_from_fd((uint64_t)sb.st_size, fd);
 	MHD_add_response_header(r, "Content-Type", files[i].type);
 	MHD_add_response_header(r, "Cache-Control", "no-cache");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	ret = MHD_queue_response(mc, MHD_HTTP_OK, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -1116,6 +1219,42 @@ static enum MHD_Result download_page(struct api *a, struct MHD_Connection *mc,
 		     "text/html; charset=utf-8");
 }
 
+/* The connections both listeners hold, and those closed (conns.h). */
+static void conns_metrics(struct api *a, struct buf *b)
+{
+	static const char *const why[CONNS_NWHY] = {
+		[CONNS_HEADERS] = "headers",
+		[CONNS_BODY] = "body",
+		[CONNS_EVICTED] = "evicted",
+		[CONNS_FULL] = "full",
+	};
+	struct conns_stats st = { 0 };
+	int i;
+
+	conns_stats(a->cs, &st);
+	conns_stats(a->csw, &st);
+	buf_printf(b,
+		   "# HELP bisectd_connections Connections held: without "
+		   "a valid token, new (waiting for a first request), idle "
+		   "(waiting for another) or busy (with a request under "
+		   "way); or with one.\n"
+		   "# TYPE bisectd_connections gauge\n"
+		   "bisectd_connections{state=\"new\"} %u\n"
+		   "bisectd_connections{state=\"idle\"} %u\n"
+		   "bisectd_connections{state=\"busy\"} %u\n"
+		   "bisectd_connections{state=\"trusted\"} %u\n"
+		   "# HELP bisectd_connections_closed_total Connections "
+		   "closed by bisectd: headers or body too slow, evicted "
+		   "for a new one, or new with no room.\n"
+		   "# TYPE bisectd_connections_closed_total counter\n",
+		   st.fresh, st.idle, st.busy, st.trusted);
+	for (i = 0; i < CONNS_NWHY; i++)
+		buf_printf(b,
+			   "bisectd_connections_closed_total{reason=\"%s\"} "
+			   "%llu\n",
+			   why[i], st.closed[i]);
+}
+
 /* The daemon's counters and histograms, in Prometheus' text format. */
 static enum MHD_Result get_metrics(struct api *a, struct MHD_Connection *mc)
 {
@@ -1147,6 +1286,7 @@ static enum MHD_Result get_metrics(struct api *a, struct MHD_Connection *mc)
 		   "# TYPE bisectd_pool_queue gauge\n"
 		   "bisectd_pool_queue %zu\n",
 		   waiting, queued);
+	conns_metrics(a, &b);
 	if (rc) {
 		buf_release(&b);
 		return error_reply(mc, status_for(rc), err_last());
@@ -1533,8 +1673,8 @@ static enum MHD_Result route(struct api *a, struct MHD_Connection *mc,
 			     struct conn *cn, const char *method,
 			     const char *url)
 {
-	char path[1024], role[16], *seg[9];
-	const char *who = token_role(a, mc, role, cn->owner), *what = NULL;
+	char path[1024], *seg[9];
+	const char *who = cn->who, *what = NULL;
 	int is_get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
 	struct match m;
 	size_t n, i;
@@ -1610,6 +1750,36 @@ static int upload_target(const char *method, const char *url, char *lease,
 	return 1;
 }
 
+/* The connection's entry in its listener's conns (NULL: none). */
+static struct conns_entry *entry_of(struct MHD_Connection *mc)
+{
+	const union MHD_ConnectionInfo *i =
+		MHD_get_connection_info(mc, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return i ? i->socket_context : NULL;
+}
+
+/* A connection opens or closes: its listener's conns (cls) keep count. */
+static void on_connection(void *cls, struct MHD_Connection *mc,
+			  void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	const union MHD_ConnectionInfo *fd, *peer;
+	struct conns_entry *e = NULL;
+
+	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		conns_closed(*socket_context);
+		*socket_context = NULL;
+		return;
+	}
+	fd = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CONNECTION_FD);
+	peer = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (fd)
+		conns_opened(cls, &e, fd->connect_fd,
+			     peer ? peer->client_addr : NULL, util_now());
+	*socket_context = e;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc,
 				  const char *url, const char *method,
 				  const char *version, const char *data,
@@ -1646,11 +1816,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc,
 		cn->fd = -1;
 		buf_init(&cn->body, a->o.max_body);
 		*con_cls = cn;
+		cn->who = token_role(a, mc, cn->role, cn->owner);
+		/* a valid token: never closed to make room for another */
+		conns_headers(entry_of(mc), cn->who && *cn->who, util_now());
 		if (upload_target(method, url, lease, name)) {
-			char role[16];
-			const char *who = token_role(a, mc, role, cn->owner);
-
-			if (!who || strcmp(who, "worker")) {
+			if (!cn->who || strcmp(cn->who, "worker")) {
 				cn->upload = 1;
 				cn->status = MHD_HTTP_UNAUTHORIZED;
 				cn->error = strdup("uploads need a worker "
@@ -1661,20 +1831,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc,
 		} else if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
 			/* every call with a body needs a token: without
 			 * one, the body is not kept (it costs no memory) */
-			char role[16];
-			const char *who = token_role(a, mc, role, cn->owner);
-
-			if (!who || !*who) {
+			if (!cn->who || !*cn->who) {
 				cn->refused = 1;
 				cn->status = MHD_HTTP_UNAUTHORIZED;
-				cn->error =
-					strdup(who ? "this call needs a token"
-						   : "unknown token");
+				cn->error = strdup(
+					cn->who ? "this call needs a token"
+						: "unknown token");
 			}
 		}
 		return MHD_YES;
 	}
 	if (*size) {
+		conns_body(entry_of(mc), *size);
 		if (cn->refused)
 			; /* dropped */
 		else if (cn->upload)
@@ -1698,6 +1866,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc,
 		*size = 0;
 		return MHD_YES;
 	}
+	conns_received(entry_of(mc));
 	if (cn->upload)
 		return upload_end(a, mc, cn);
 	if (cn->refused)
@@ -1711,8 +1880,8 @@ static void on_done(void *cls, struct MHD_Connection *mc, void **con_cls,
 	struct conn *cn = *con_cls;
 	struct api *a = cls;
 
-	(void)mc;
 	(void)toe;
+	conns_answered(entry_of(mc), util_now());
 	if (!cn)
 		return;
 	__atomic_sub_fetch(&a->body_bytes, cn->counted, __ATOMIC_SEQ_CST);
@@ -1742,11 +1911,24 @@ static void on_done(void *cls, struct MHD_Connection *mc, void **con_cls,
 
 static void on_log(void *cls, const char *fmt, va_list ap)
 {
+	/* a client that went away mid-request, or that conns.c closed: no
+	 * failure of the daemon's, and under a flood of slow clients the
+	 * log would be nothing else */
+	static const char *const quiet[] = {
+		"Connection was closed by remote side",
+		"Socket has been disconnected",
+		"Connection socket is closed when reading",
+		"Failed to send",
+	};
 	struct api *a = cls;
+	size_t i;
 
 	/* a listener that cannot start is said once, by api_start's error */
 	if (!a->listening)
 		return;
+	for (i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++)
+		if (!strncmp(fmt, quiet[i], strlen(quiet[i])))
+			return;
 	fprintf(stderr, "bisectd: http: ");
 	vfprintf(stderr, fmt, ap);
 }
@@ -1804,6 +1986,8 @@ static void stop_threads(struct api *a)
 
 static void api_free(struct api *a)
 {
+	conns_free(a->cs);
+	conns_free(a->csw);
 	metrics_free(a->m);
 	quota_free(a->submits);
 	pthread_mutex_destroy(&a->q_lock);
@@ -1824,11 +2008,20 @@ static void more_files(void)
 
 /*
  * A listener on listen:port with its own event threads, serving the
- * whole API, into *out.
+ * whole API, into *out, and the connections it holds, into *cs.
  */
 static int listener(struct api *a, const char *listen, int port,
-		    struct MHD_Daemon **out)
+		    struct MHD_Daemon **out, struct conns **cs)
 {
+	struct conns_opts co = { .max = (unsigned)a->o.max_conns,
+				 .header_s = a->o.header_s,
+				 .body_rate = a->o.body_rate };
+	/* conns holds max_conns and makes room for more; the HTTP server's
+	 * own limit, which it divides among its event threads, must never
+	 * turn one away first: in each thread, room for all that conns
+	 * holds (they may all be one thread's) and as many again that
+	 * conns has shut down and the thread has yet to close */
+	unsigned limit = (2 * co.max + 64) * (unsigned)a->o.threads;
 	struct sockaddr_in sa;
 	struct sockaddr_in6 sa6;
 	const struct sockaddr *addr = (const struct sockaddr *)&sa;
@@ -1854,12 +2047,16 @@ static int listener(struct api *a, const char *listen, int port,
 			       "address",
 			       listen);
 	}
+	if (conns_new(cs, &co))
+		return ERR_NOMEM;
 	*out = d = MHD_start_daemon(
 		flags, 0, NULL, NULL, on_request, a, MHD_OPTION_EXTERNAL_LOGGER,
 		on_log, a, MHD_OPTION_SOCK_ADDR, addr,
 		MHD_OPTION_NOTIFY_COMPLETED, on_done, a,
+		MHD_OPTION_NOTIFY_CONNECTION, on_connection, *cs,
+		MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)a->o.max_conns,
+		MHD_OPTION_CONNECTION_LIMIT, limit,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)a->o.per_ip,
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)a->o.threads,
 		/* headers only: bodies are ours */
@@ -1887,6 +2084,8 @@ int api_start(struct api **out, struct coord *c, const struct api_opts *o)
 		a->o.pool = API_POOL_MAX;
 	if (a->o.max_conns <= 0)
 		a->o.max_conns = 4000;
+	if (!(a->o.header_s > 0))
+		a->o.header_s = 10;
 	pthread_mutex_init(&a->q_lock, NULL);
 	pthread_cond_init(&a->q_cond, NULL);
 	if (metrics_new(&a->m)) {
@@ -1899,9 +2098,10 @@ int api_start(struct api **out, struct coord *c, const struct api_opts *o)
 		return rc;
 	}
 	more_files();
-	rc = listener(a, o->listen, o->port, &a->d);
+	rc = listener(a, o->listen, o->port, &a->d, &a->cs);
 	if (!rc && o->worker_port > 0)
-		rc = listener(a, o->worker_listen, o->worker_port, &a->dw);
+		rc = listener(a, o->worker_listen, o->worker_port, &a->dw,
+			      &a->csw);
 	if (rc) {
 		if (a->d)
 			MHD_stop_daemon(a->d);

@@ -47,7 +47,11 @@ struct api_opts {
 	size_t max_bodies; /* all JSON bodies being received, together */
 	int threads;	   /* event threads (0: 2) */
 	int pool;	   /* threads for slow calls (0: 4, at most 16) */
-	int max_conns;	   /* open connections (0: 4,000) */
+	int max_conns;	   /* open connections (0: 4,000), on each listener */
+	/* a request's headers, from the connection's start or the end of
+	 * the request before (0: 10 s); the bytes a second that a body
+	 * keeps after as long again (0: no minimum): bisectd/conns.h */
+	double header_s, body_rate;
 	/* a second listener for the workers, with event threads of its
 	 * own, so that their polls and results do not queue in front of
 	 * people reading the API and the pages: a port (0: none) and its

@@ -74,7 +74,10 @@ struct config {
 	/* space-separated allow-lists: repository URL prefixes, repository
 	 * directories, webhook URL prefixes */
 	char repo_urls[4096], repo_roots[4096], hook_urls[4096];
-	unsigned per_ip;      /* connections from one address at a time */
+	unsigned per_ip;	   /* connections from one address at a time */
+	int max_conns;		   /* connections at once, on each listener */
+	double header_s;	   /* a request's headers may take */
+	unsigned long min_body_kb; /* KB a second a body keeps (0: any) */
 	size_t max_bodies_mb; /* request bodies held at once, all together */
 };
 
@@ -216,6 +219,25 @@ static int set_key(struct config *c, const char *k, const char *v)
 			return err_set(ERR_INPUT, "max-conns-per-address must "
 						  "be 0 (no limit) to 100000");
 		c->per_ip = (unsigned)n;
+	} else if (!strcmp(k, "max-conns")) {
+		unsigned long n = strtoul(v, &end, 10);
+
+		if (*end || !*v || n < 1 || n > 100000)
+			return err_set(ERR_INPUT,
+				       "max-conns must be 1 to 100000");
+		c->max_conns = (int)n;
+	} else if (!strcmp(k, "header-timeout")) {
+		c->header_s = strtod(v, &end);
+		if (*end || !(c->header_s >= 1 && c->header_s <= 3600))
+			return err_set(ERR_INPUT, "header-timeout must be 1 to "
+						  "3600 seconds");
+	} else if (!strcmp(k, "min-body-rate-kb")) {
+		errno = 0;
+		c->min_body_kb = strtoul(v, &end, 10);
+		if (*end || !*v || errno || c->min_body_kb > 1048576)
+			return err_set(ERR_INPUT,
+				       "min-body-rate-kb must be 0 (any rate) "
+				       "to 1048576");
 	} else if (!strcmp(k, "max-bodies-mb")) {
 		unsigned long n = strtoul(v, &end, 10);
 
@@ -606,10 +628,11 @@ static int usage(int asked)
 		"[--repo-urls 'PREFIX...']\n"
 		"               [--repo-roots 'DIR...'] "
 		"[--webhook-urls 'PREFIX...']\n"
-		"               [--max-conns-per-address N] "
-		"[--max-bodies-mb N]\n"
-		"               [--mail-from 'NAME <ADDRESS>'] "
-		"[--worker-port N [--worker-listen ADDR]]\n"
+		"               [--max-conns-per-address N] [--max-conns N] "
+		"[--header-timeout S]\n"
+		"               [--min-body-rate-kb N] [--max-bodies-mb N] "
+		"[--mail-from 'NAME <ADDRESS>']\n"
+		"               [--worker-port N [--worker-listen ADDR]]\n"
 		"       bisectd [--state DIR] token add submit|worker|read "
 		"NAME\n"
 		"       bisectd [--state DIR] token list | token revoke "
@@ -640,6 +663,9 @@ int main(int argc, char **argv)
 		{ "repo-urls", required_argument, NULL, 'U' },
 		{ "repo-roots", required_argument, NULL, 'R' },
 		{ "webhook-urls", required_argument, NULL, 'W' },
+		{ "max-conns", required_argument, NULL, 'Z' },
+		{ "header-timeout", required_argument, NULL, 'H' },
+		{ "min-body-rate-kb", required_argument, NULL, 'K' },
 		{ "max-conns-per-address", required_argument, NULL, 'A' },
 		{ "max-bodies-mb", required_argument, NULL, 'B' },
 		{ "mail-from", required_argument, NULL, 'E' },
@@ -673,6 +699,9 @@ int main(int argc, char **argv)
 		['E'] = "mail-from",
 		['w'] = "worker-port",
 		['X'] = "worker-listen",
+		['Z'] = "max-conns",
+		['H'] = "header-timeout",
+		['K'] = "min-body-rate-kb",
 	};
 	struct config c = { .listen = "127.0.0.1",
 			    .port = 8070,
@@ -687,6 +716,9 @@ int main(int argc, char **argv)
 			    .max_submits_per_minute = 60,
 			    .repo_urls = "https://",
 			    .per_ip = 256,
+			    .max_conns = 4000,
+			    .header_s = 10,
+			    .min_body_kb = 4,
 			    .max_bodies_mb = 64,
 			    .hook_attempts = 10 };
 	const char *repo_urls[LIST_MAX + 1], *repo_roots[LIST_MAX + 1],
@@ -783,6 +815,9 @@ int main(int argc, char **argv)
 	ao.per_ip = c.per_ip;
 	ao.max_jobs_per_submitter = c.max_jobs_per_submitter;
 	ao.max_submits_per_minute = c.max_submits_per_minute;
+	ao.max_conns = c.max_conns;
+	ao.header_s = c.header_s;
+	ao.body_rate = (double)c.min_body_kb * 1024;
 	find_web_dir(web_dir, sizeof(web_dir));
 	ao.web_dir = web_dir;
 	memset(&sa, 0, sizeof(sa));

@@ -239,6 +239,64 @@ check "an encoded traversal: 4xx ($code)" '[ "$code" -ge 400 ] && [ "$code" -lt 
 code=$(curl -s -o "$SCRATCH/body" -w '%{http_code}' -X PUT -H "Authorization: Bearer $WTOKEN" \
 	-H "X-Content-SHA256: 00" --data-binary x "$URL/api/v1/leases/nosuch/artifacts/.hidden")
 check "uploading a dot file: 400 ($code)" [ "$code" = 400 ]
+
+# --- artifacts' names, and how they are served ------------------------------
+# a lease taken by hand, on a job that only a worker with the network
+# takes (w1 has none)
+hw=$(curl -s -H "Authorization: Bearer $WTOKEN" \
+	-d '{"name":"hand","run":true,"network":true}' "$URL/api/v1/workers" | jq .id)
+hj=$(submit "{\"type\":\"test\",\"repo\":\"$repo\",\"commit\":\"$BAD\",\"command\":\"true # by hand\",\"network\":true}")
+mkdir -p "$SCRATCH/hand"
+curl -s -X POST -H "Authorization: Bearer $WTOKEN" \
+	"$URL/api/v1/workers/$hw/poll" > "$SCRATCH/hand/lease.json"
+hl=$(jq -r .lease "$SCRATCH/hand/lease.json")
+hs=$(jq -r .step "$SCRATCH/hand/lease.json")
+# put NAME FILE: FILE uploaded as the artifact NAME (as it goes in the
+# path); prints the status
+put() {
+	curl -s -o "$SCRATCH/body" -w '%{http_code}' -X PUT \
+		-H "Authorization: Bearer $WTOKEN" \
+		-H "X-Content-SHA256: $(sha256sum < "$2" | cut -d' ' -f1)" \
+		--data-binary @"$2" "$URL/api/v1/leases/$hl/artifacts/$1"
+}
+# fetch NAME: the artifact NAME of that step, headers in $SCRATCH/headers;
+# prints the status
+fetch() {
+	curl -s -o "$SCRATCH/body" -D "$SCRATCH/headers" -w '%{http_code}' \
+		"$URL/api/v1/jobs/$hj/steps/$hs/artifacts/$1"
+}
+# header NAME: the value of that response header
+header() { tr -d '\r' < "$SCRATCH/headers" | sed -n "s/^$1: //Ip"; }
+printf '<html><script>alert(document.cookie)</script></html>\n' > "$SCRATCH/hand/page.html"
+printf '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>\n' > "$SCRATCH/hand/image.svg"
+printf 'make: *** [Makefile:1] Error 1\n' > "$SCRATCH/hand/build.log"
+code=$(put 'x%00y.html' "$SCRATCH/hand/page.html")
+check "uploading an artifact whose name has %00: 400 ($code, $(jq -r .error "$SCRATCH/body"))" \
+	'[ "$code" = 400 ] && jq_true "$SCRATCH/body" ".error | test(\"control characters\")"'
+check "and nothing was stored under the name cut at the NUL" '[ "$(fetch x)" = 404 ]'
+uploads=""
+for f in page.html image.svg build.log; do
+	uploads="$uploads $(put "$f" "$SCRATCH/hand/$f")"
+done
+echo "# uploads of page.html, image.svg, build.log:$uploads"
+code=$(fetch 'build.log%00.html')
+check "fetching build.log%00.html: 400, not build.log ($code)" \
+	'[ "$code" = 400 ] && jq_true "$SCRATCH/body" ".error | test(\"control characters\")"'
+for f in page.html image.svg; do
+	code=$(fetch "$f")
+	check "$f is served as bytes to save: $code, $(header Content-Type), $(header Content-Disposition)" \
+		'[ "$code" = 200 ] && [ "$(header Content-Type)" = application/octet-stream ] &&
+		 [ "$(header Content-Disposition)" = "attachment; filename=\"$f\"" ] &&
+		 [ "$(header X-Content-Type-Options)" = nosniff ]'
+done
+code=$(fetch build.log)
+check "a log is shown as text: $code, $(header Content-Type), $(header X-Content-Type-Options)" \
+	'[ "$code" = 200 ] && [ "$(header Content-Type)" = "text/plain; charset=utf-8" ] &&
+	 [ -z "$(header Content-Disposition)" ] && [ "$(header X-Content-Type-Options)" = nosniff ]'
+check "a query's %00 is refused too, not cut: 400" \
+	[ "$(api GET 'jobs?state=done%00x')" = 400 ]
+curl -s -o /dev/null -H "Authorization: Bearer $WTOKEN" \
+	-d '{"verdict":"good","title":""}' "$URL/api/v1/leases/$hl/result"
 code=$(curl -s -o "$SCRATCH/body" -w '%{http_code}' -X POST -H "Authorization: Bearer $WTOKEN" \
 	-d '{"verdict":"good"}' "$URL/api/v1/leases/nosuch/result")
 check "a result for an unknown lease: 409 ($code)" [ "$code" = 409 ]
@@ -266,6 +324,7 @@ new=$(find "$SCRATCH" -newer "$SCRATCH/marker" -type f | grep -v -e "^$STATE/" \
 	-e "^$SCRATCH/bisect.log$" -e "^$SCRATCH/replay$" -e '\.log$' \
 	-e "^$SCRATCH/report.txt$" -e "^$SCRATCH/remote.json$" -e "^$SCRATCH/krepo/" \
 	-e "^$SCRATCH/out$" -e "^$SCRATCH/err$" -e "^$SCRATCH/headers$" \
+	-e "^$SCRATCH/hand/" \
 	-e "^$BISECTD_CACHE/" -e "^$repo/")
 check "nothing written outside the state directory${new:+: $new}" [ -z "$new" ]
 done_testing
