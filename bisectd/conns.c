@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The connections one listener holds: deadlines for a request's headers
  * and body, and room made for a new connection when all are taken

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The connections one listener holds, and which of them to close so
  * that slow clients cannot keep others out (slowloris).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Slow clients from many addresses (slowloris).  32 loopback addresses
 # (127.0.0.2 to 127.0.0.33) each keep as many connections open as
 # bisectd lets one address hold (16), each sending a header line every

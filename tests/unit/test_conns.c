@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of the connections a listener holds (bisectd/conns.c):
  * which one is closed to make room, the deadlines for headers and
