@@ -45,6 +45,7 @@
 #include "error.h"
 #include "gitserve.h"
 #include "job.h"
+#include "log.h"
 #include "jobview.h"
 #include "policy.h"
 #include "quota.h"
@@ -1929,8 +1930,7 @@ static void on_log(void *cls, const char *fmt, va_list ap)
 	for (i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++)
 		if (!strncmp(fmt, quiet[i], strlen(quiet[i])))
 			return;
-	fprintf(stderr, "bisectd: http: ");
-	vfprintf(stderr, fmt, ap);
+	log_vwarnx(fmt, ap);
 }
 
 /* A pool thread: the slow calls, in the order they came. */

@@ -37,6 +37,7 @@
 #include "gitutil.h"
 #include "http.h"
 #include "job.h"
+#include "log.h"
 #include "mbox.h"
 #include "policy.h"
 #include "quota.h"
@@ -87,19 +88,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stopping = 1;
-}
-
-static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void logf_(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "bisectd: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static int parse_bool(const char *v, int *out)
@@ -417,19 +405,19 @@ static int cmd_token(struct config *c, int argc, char **argv)
 	      (argc == 3 && !strcmp(argv[1], "revoke"))))
 		return token_usage(0);
 	if (!strcmp(argv[1], "add") && !*argv[3]) {
-		fprintf(stderr, "bisectd: a token's NAME must not be empty\n");
+		log_warnx("a token's NAME must not be empty");
 		return 2;
 	}
 	/* the name is who owns the jobs submitted with the token */
 	if (!strcmp(argv[1], "add") &&
 	    (strlen(argv[3]) > 63 ||
 	     strcspn(argv[3], "\t\n\r") != strlen(argv[3]))) {
-		fprintf(stderr, "bisectd: a token's NAME is at most 63 "
-				"characters on one line\n");
+		log_warnx("a token's NAME is at most 63 "
+			  "characters on one line");
 		return 2;
 	}
 	if ((rc = open_store(&st, c->state))) {
-		fprintf(stderr, "bisectd: %s\n", err_last());
+		log_warnx("%s", err_last());
 		return 3;
 	}
 	if (!strcmp(argv[1], "list")) {
@@ -437,8 +425,7 @@ static int cmd_token(struct config *c, int argc, char **argv)
 	} else if (!strcmp(argv[1], "revoke")) {
 		if (!(rc = store_token_revoke(st, argv[2], &n)) && !n) {
 			store_close(st);
-			fprintf(stderr, "bisectd: no token named '%s'\n",
-				argv[2]);
+			log_warnx("no token named '%s'", argv[2]);
 			return 1;
 		}
 		if (!rc)
@@ -451,7 +438,7 @@ static int cmd_token(struct config *c, int argc, char **argv)
 	}
 	store_close(st);
 	if (rc) {
-		fprintf(stderr, "bisectd: %s\n", err_last());
+		log_warnx("%s", err_last());
 		return 3;
 	}
 	return 0;
@@ -545,7 +532,7 @@ static void deliver_hooks(struct coord *co, int max_attempts,
 		if (!why[0]) {
 			store_hook_update(co->store, ids[i], "delivered",
 					  attempts, 0, NULL);
-			logf_("job %lld: webhook delivered", ids[i]);
+			log_info("job %lld: webhook delivered", ids[i]);
 		} else {
 			double delay =
 				attempts >= 9 ? 300 : (double)(1 << attempts);
@@ -554,8 +541,8 @@ static void deliver_hooks(struct coord *co, int max_attempts,
 					  attempts >= max_attempts ? "failed"
 								   : "pending",
 					  attempts, store_time() + delay, why);
-			logf_("job %lld: webhook attempt %d failed: %s", ids[i],
-			      attempts, why);
+			log_info("job %lld: webhook attempt %d failed: %s",
+				 ids[i], attempts, why);
 		}
 		pthread_mutex_unlock(&co->lock);
 		free(doc);
@@ -743,6 +730,7 @@ int main(int argc, char **argv)
 	 * every job that went through, as each freed what another had
 	 * taken; with two it stays flat (docs/benchmarks.md) */
 	mallopt(M_ARENA_MAX, 2);
+	log_init("bisectd", 0);
 	default_state(&c);
 	default_recipes(&c);
 	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
@@ -757,13 +745,12 @@ int main(int argc, char **argv)
 	}
 	if ((config || access("/etc/bisectd.conf", R_OK) == 0) &&
 	    read_config(&c, config ? config : "/etc/bisectd.conf")) {
-		fprintf(stderr, "bisectd: %s\n", err_last());
+		log_warnx("%s", err_last());
 		return 2;
 	}
 	for (i = 0; i < 128; i++)
 		if (flags[i] && set_key(&c, keys[i], flags[i])) {
-			fprintf(stderr, "bisectd: --%s: %s\n", keys[i],
-				err_last());
+			log_warnx("--%s: %s", keys[i], err_last());
 			return 2;
 		}
 	if (optind < argc && !strcmp(argv[optind], "token"))
@@ -775,7 +762,7 @@ int main(int argc, char **argv)
 	    split_list(c.repo_urls, repo_urls, "repo-urls") ||
 	    split_list(c.repo_roots, repo_roots, "repo-roots") ||
 	    split_list(c.hook_urls, hook_urls, "webhook-urls")) {
-		fprintf(stderr, "bisectd: %s\n", err_last());
+		log_warnx("%s", err_last());
 		return 2;
 	}
 	if (gu_init() || http_global_init() || open_store(&co.store, c.state) ||
@@ -784,7 +771,7 @@ int main(int argc, char **argv)
 	    store_autocheckpoint_off(co.reader) ||
 	    /* the two others read little: the job list, the log */
 	    store_cache_kib(ckpt, 64) || store_cache_kib(co.reader, 256)) {
-		fprintf(stderr, "bisectd: %s\n", err_last());
+		log_warnx("%s", err_last());
 		return 3;
 	}
 	co.state_dir = c.state;
@@ -794,7 +781,7 @@ int main(int argc, char **argv)
 	so.max_attempts = 3;
 	so.live_window = c.lease_s + 60;
 	if (sched_open(&co.sched, co.store, &so)) {
-		fprintf(stderr, "bisectd: %s\n", err_last());
+		log_warnx("%s", err_last());
 		return 3;
 	}
 	memset(&ao, 0, sizeof(ao));
@@ -830,18 +817,18 @@ int main(int argc, char **argv)
 	rc = sched_tick_all(co.sched);
 	pthread_mutex_unlock(&co.lock);
 	if (rc)
-		logf_("resuming jobs: %s", err_last());
+		log_info("resuming jobs: %s", err_last());
 	if ((rc = api_start(&api, &co, &ao))) {
-		fprintf(stderr, "bisectd: %s\n", err_last());
+		log_warnx("%s", err_last());
 		return rc == ERR_INPUT ? 2
 				       : 3; /* a listen address that is none */
 	}
 	co.api = api;
-	logf_("listening on %s:%d, state in %s", c.listen, api_port(api),
-	      c.state);
+	log_info("listening on %s:%d, state in %s", c.listen, api_port(api),
+		 c.state);
 	if (c.worker_port)
-		logf_("and for workers on %s:%d", ao.worker_listen,
-		      c.worker_port);
+		log_info("and for workers on %s:%d", ao.worker_listen,
+			 c.worker_port);
 	if (c.port_file[0]) {
 		char port[16];
 
@@ -852,9 +839,7 @@ int main(int argc, char **argv)
 	hk.max_attempts = c.hook_attempts;
 	hk.urls = hook_urls;
 	if ((rc = pthread_create(&hooks, NULL, hook_thread, &hk))) {
-		fprintf(stderr,
-			"bisectd: cannot start the webhook thread: %s\n",
-			strerror(rc));
+		log_warnx("cannot start the webhook thread: %s", strerror(rc));
 		api_stop(api);
 		return 3;
 	}
@@ -865,7 +850,7 @@ int main(int argc, char **argv)
 	fo.threads = c.max_fetches;
 	fo.per_submitter = c.fetches_per_submitter;
 	if (fetchq_start(&fq, &co, &fo)) {
-		fprintf(stderr, "bisectd: %s\n", err_last());
+		log_warnx("%s", err_last());
 		api_stop(api);
 		return 3;
 	}
@@ -875,20 +860,20 @@ int main(int argc, char **argv)
 		nanosleep(&ts, NULL);
 		pthread_mutex_lock(&co.lock);
 		if (sched_tick_due(co.sched))
-			logf_("scheduling: %s", err_last());
+			log_info("scheduling: %s", err_last());
 		pthread_mutex_unlock(&co.lock);
 		api_dispatch(api);
 		/* the bulk of it outside the lock; then what came since,
 		 * while no write is under way, so that the log is wholly
 		 * copied and the next write starts it again from the top */
 		if (store_checkpoint(ckpt))
-			logf_("checkpoint: %s", err_last());
+			log_info("checkpoint: %s", err_last());
 		pthread_mutex_lock(&co.lock);
 		if (store_checkpoint(ckpt))
-			logf_("checkpoint: %s", err_last());
+			log_info("checkpoint: %s", err_last());
 		pthread_mutex_unlock(&co.lock);
 	}
-	logf_("stopping");
+	log_info("stopping");
 	pthread_join(hooks, NULL);
 	/* first: a fetch that ends after this no longer wakes the API */
 	rc = fetchq_stop(fq, 3);

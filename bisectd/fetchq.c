@@ -30,6 +30,7 @@
 
 #include "api.h"
 #include "error.h"
+#include "log.h"
 #include "fetchq.h"
 #include "scheduler.h"
 #include "store.h"
@@ -52,19 +53,6 @@ struct fetchq {
 	struct fetcher threads[FETCHQ_MAX];
 	int started, ended, stopping;
 };
-
-static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void logf_(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "bisectd: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 int fetchq_may_start(const struct fetchq_running *run, size_t n,
 		     int per_submitter, long long id, const char *owner,
@@ -135,7 +123,7 @@ static int take_job(struct fetcher *f, struct take *t)
 	memset(t, 0, sizeof(*t));
 	t->q = q;
 	if (store_job_each(q->co->store, JOB_FETCHING, consider, t)) {
-		logf_("fetch queue: %s", err_last());
+		log_info("fetch queue: %s", err_last());
 		return 0;
 	}
 	if (!t->id)
@@ -170,7 +158,7 @@ static void fetch_job(struct fetcher *f, struct take *t)
 	stopping = q->stopping;
 	if (!stopping && sched_fetched(co->sched, t->id, body, strlen(body),
 				       rc ? why : NULL))
-		logf_("job %lld: %s", t->id, err_last());
+		log_info("job %lld: %s", t->id, err_last());
 	/* its slot is free: a job that waited on it may start */
 	memset(&q->run[f->slot], 0, sizeof(q->run[f->slot]));
 	pthread_cond_broadcast(&co->fetch);
@@ -178,7 +166,7 @@ static void fetch_job(struct fetcher *f, struct take *t)
 	if (!stopping) {
 		api_dispatch(co->api);
 		if (rc)
-			logf_("job %lld: fetch failed: %s", t->id, why);
+			log_info("job %lld: fetch failed: %s", t->id, why);
 	}
 	free(prepared);
 	free(t->spec);

@@ -66,6 +66,8 @@ static void vlog(int pri, const char *err, const char *fmt, va_list ap)
 	}
 	if ((size_t)n >= sizeof(line) - 1)
 		n = (int)sizeof(line) - 2;
+	if (n > 0 && line[n - 1] == '\n')
+		n--; /* (a callback's text may end in one) */
 	line[n++] = '\n';
 	if (write(STDERR_FILENO, line, (size_t)n) < 0) {
 		/* nowhere left to say it */
@@ -90,6 +92,11 @@ void log_warnx(const char *fmt, ...)
 	va_start(ap, fmt);
 	vlog(PRI_WARNING, NULL, fmt, ap);
 	va_end(ap);
+}
+
+void log_vwarnx(const char *fmt, va_list ap)
+{
+	vlog(PRI_WARNING, NULL, fmt, ap);
 }
 
 void log_info(const char *fmt, ...)

@@ -6,6 +6,8 @@
 #ifndef BISECTD_LOG_H
 #define BISECTD_LOG_H
 
+#include <stdarg.h>
+
 /*
  * name: the program's, in front of every line.  verbose: log_debug()
  * lines too.  Under systemd (stderr is the journal's stream), each line
@@ -19,6 +21,10 @@ const char *log_name(void);
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A problem. */
 void log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same from a va_list (a library's logging callback); a final
+ * newline in the text is dropped. */
+void log_vwarnx(const char *fmt, va_list ap)
+	__attribute__((format(printf, 1, 0)));
 /* What the program is doing. */
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Details, with verbose only. */
