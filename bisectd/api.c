@@ -98,6 +98,7 @@ struct conn {
 	char *error;
 	int refused;	/* no token or an unknown one: the body is dropped */
 	char owner[64]; /* the name of the request's token */
+	char token[65]; /* its SHA-256 (hex), "" for none: a worker's key */
 	/* suspended: a long poll or a call in the pool */
 	struct MHD_Connection *mc;
 	enum pending pending;
@@ -176,6 +177,8 @@ static unsigned status_for(int rc)
 		return MHD_HTTP_UNPROCESSABLE_CONTENT;
 	case ERR_NOTFOUND:
 		return MHD_HTTP_NOT_FOUND;
+	case ERR_DENIED:
+		return MHD_HTTP_FORBIDDEN;
 	default:
 		return MHD_HTTP_INTERNAL_SERVER_ERROR;
 	}
@@ -183,17 +186,17 @@ static unsigned status_for(int rc)
 
 /*
  * The role of the request's bearer token: "" for none, NULL for a bad
- * one.  name gets the token's name ("" for none).
+ * one.  name gets the token's name and hash its SHA-256 in hex (both ""
+ * for none).
  */
 static const char *token_role(struct api *a, struct MHD_Connection *mc,
-			      char role[16], char name[64])
+			      char role[16], char name[64], char hash[65])
 {
 	const char *h = MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
 						    "Authorization");
-	char hash[65];
 	int rc;
 
-	role[0] = name[0] = '\0';
+	role[0] = name[0] = hash[0] = '\0';
 	if (!h)
 		return role;
 	if (strncmp(h, "Bearer ", 7) || strlen(h + 7) == 0 ||
@@ -203,6 +206,8 @@ static const char *token_role(struct api *a, struct MHD_Connection *mc,
 	pthread_mutex_lock(&a->c->lock);
 	rc = store_token_role(a->c->store, hash, role, name);
 	pthread_mutex_unlock(&a->c->lock);
+	if (rc)
+		hash[0] = '\0';
 	return rc ? NULL : role;
 }
 
@@ -566,7 +571,8 @@ static enum MHD_Result register_worker(struct api *a, struct MHD_Connection *mc,
 	int rc;
 
 	pthread_mutex_lock(&a->c->lock);
-	rc = sched_register(a->c->sched, buf_str(&cn->body), cn->body.len, &id);
+	rc = sched_register(a->c->sched, cn->token, buf_str(&cn->body),
+			    cn->body.len, &id);
 	pthread_mutex_unlock(&a->c->lock);
 	if (rc)
 		return error_reply(mc, status_for(rc), err_last());
@@ -632,7 +638,7 @@ static enum MHD_Result poll_work(struct api *a, struct MHD_Connection *mc,
 	pthread_mutex_lock(&a->c->lock);
 	metrics_observe(a->m, HIST_LOCK_WAIT, util_now() - start);
 	t = util_now();
-	rc = sched_poll(a->c->sched, worker, &assignment);
+	rc = sched_poll(a->c->sched, cn->token, worker, &assignment);
 	metrics_observe(a->m, HIST_SCHEDULE, util_now() - t);
 	if (no_step(rc) && wait > 0 && !a->closing &&
 	    !store_worker_caps(a->c->store, worker, &cn->caps)) {
@@ -692,7 +698,8 @@ void api_dispatch(struct api *a)
 		if (i < ndry)
 			continue;
 		t = util_now();
-		rc = sched_poll(a->c->sched, cn->worker, &cn->assignment);
+		rc = sched_poll(a->c->sched, cn->token, cn->worker,
+				&cn->assignment);
 		metrics_observe(a->m, HIST_SCHEDULE, util_now() - t);
 		if (no_step(rc)) {
 			if (ndry < sizeof(dry) / sizeof(dry[0]))
@@ -745,12 +752,12 @@ static void *timer_main(void *arg)
 }
 
 static enum MHD_Result heartbeat(struct api *a, struct MHD_Connection *mc,
-				 const char *lease)
+				 struct conn *cn, const char *lease)
 {
 	int rc;
 
 	pthread_mutex_lock(&a->c->lock);
-	rc = sched_heartbeat(a->c->sched, lease);
+	rc = sched_heartbeat(a->c->sched, cn->token, lease);
 	pthread_mutex_unlock(&a->c->lock);
 	if (rc == ERR_NOTFOUND)
 		return error_reply(mc, MHD_HTTP_GONE, err_last());
@@ -765,7 +772,8 @@ static enum MHD_Result result(struct api *a, struct MHD_Connection *mc,
 	int rc;
 
 	pthread_mutex_lock(&a->c->lock);
-	rc = sched_result(a->c->sched, lease, buf_str(&cn->body), cn->body.len);
+	rc = sched_result(a->c->sched, cn->token, lease, buf_str(&cn->body),
+			  cn->body.len);
 	if (!rc)
 		metrics_count(a->m, COUNT_RESULTS);
 	pthread_mutex_unlock(&a->c->lock);
@@ -782,7 +790,6 @@ static enum MHD_Result result(struct api *a, struct MHD_Connection *mc,
 static void upload_begin(struct api *a, struct conn *cn, const char *lease,
 			 const char *name)
 {
-	struct store_step st;
 	char *dir;
 	int rc;
 
@@ -795,17 +802,16 @@ static void upload_begin(struct api *a, struct conn *cn, const char *lease,
 		return;
 	}
 	pthread_mutex_lock(&a->c->lock);
-	rc = store_lease_find(a->c->store, lease, &st);
+	rc = sched_lease(a->c->sched, cn->token, lease, &cn->step);
 	pthread_mutex_unlock(&a->c->lock);
 	if (rc) {
-		cn->status = MHD_HTTP_CONFLICT;
-		cn->error = strdup("lease expired or step cancelled");
+		cn->status =
+			rc == ERR_NOTFOUND ? MHD_HTTP_CONFLICT : status_for(rc);
+		cn->error = strdup(err_last());
 		return;
 	}
-	free(st.result);
-	cn->step = st.id;
 	snprintf(cn->name, sizeof(cn->name), "%s", name);
-	dir = util_fmt("%s/artifacts/%lld", a->c->state_dir, st.id);
+	dir = util_fmt("%s/artifacts/%lld", a->c->state_dir, cn->step);
 	cn->dest = util_fmt("%s/%s", dir ? dir : "", name);
 	cn->tmp = util_fmt("%s/.%s.upload", dir ? dir : "", name);
 	if (!dir || !cn->dest || !cn->tmp || util_mkdir_p(dir) ||
@@ -1346,8 +1352,7 @@ static enum MHD_Result r_poll(struct api *a, struct MHD_Connection *mc,
 static enum MHD_Result r_heartbeat(struct api *a, struct MHD_Connection *mc,
 				   struct conn *cn, const struct match *m)
 {
-	(void)cn;
-	return heartbeat(a, mc, m->word[0]);
+	return heartbeat(a, mc, cn, m->word[0]);
 }
 
 static enum MHD_Result r_result(struct api *a, struct MHD_Connection *mc,
@@ -1475,7 +1480,8 @@ static enum MHD_Result route(struct api *a, struct MHD_Connection *mc,
 			     const char *url)
 {
 	char path[1024], role[16], *seg[9];
-	const char *who = token_role(a, mc, role, cn->owner), *what = NULL;
+	const char *who = token_role(a, mc, role, cn->owner, cn->token),
+		   *what = NULL;
 	int is_get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
 	struct match m;
 	size_t n, i;
@@ -1589,7 +1595,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc,
 		*con_cls = cn;
 		if (upload_target(method, url, lease, name)) {
 			char role[16];
-			const char *who = token_role(a, mc, role, cn->owner);
+			const char *who =
+				token_role(a, mc, role, cn->owner, cn->token);
 
 			if (!who || strcmp(who, "worker")) {
 				cn->upload = 1;
@@ -1603,7 +1610,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc,
 			/* every call with a body needs a token: without
 			 * one, the body is not kept (it costs no memory) */
 			char role[16];
-			const char *who = token_role(a, mc, role, cn->owner);
+			const char *who =
+				token_role(a, mc, role, cn->owner, cn->token);
 
 			if (!who || !*who) {
 				cn->refused = 1;

@@ -121,7 +121,7 @@ static void *work(void *arg)
 
 		pthread_mutex_lock(&e->lock);
 		while (!e->ended && !e->fatal) {
-			rc = sched_poll(e->sched, w->id, &assignment);
+			rc = sched_poll(e->sched, "", w->id, &assignment);
 			if (!rc)
 				break;
 			if (rc != ERR_NOTFOUND) {
@@ -156,7 +156,7 @@ static void *work(void *arg)
 		buf_release(&text);
 		pthread_mutex_lock(&e->lock);
 		if (!rc)
-			rc = sched_result(e->sched, a.lease, json,
+			rc = sched_result(e->sched, "", a.lease, json,
 					  strlen(json));
 		if (!rc) {
 			e->bisect_done += !strcmp(st.role, "bisect");
@@ -259,7 +259,7 @@ int embed_run(struct session *s, int *code, const struct embed_opts *o,
 			 i + 1, spec.recipe ? spec.recipe : "");
 		w[i].e = &e;
 		snprintf(w[i].slot, sizeof(w[i].slot), i ? "-%d" : "", i + 1);
-		rc = sched_register(e.sched, caps, strlen(caps), &w[i].id);
+		rc = sched_register(e.sched, "", caps, strlen(caps), &w[i].id);
 		if (rc)
 			goto out;
 	}
