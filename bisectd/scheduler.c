@@ -2748,7 +2748,8 @@ int sched_result(struct sched *s, const char *token, const char *lease,
 			       : rc;
 	}
 	free(st.result);
-	if ((rc = step_result_check(body, len, verdict))) {
+	/* about the step leased, and no other commit */
+	if ((rc = step_result_check(body, len, st.hex, verdict))) {
 		store_rollback(s->store);
 		return rc;
 	}

@@ -128,7 +128,8 @@ int sched_lease(struct sched *s, const char *token, const char *lease,
 /*
  * A worker's result for its lease; ERR_NOTFOUND for a lease that
  * expired or was cancelled (the result is discarded), ERR_INPUT for a
- * body that is not a result.
+ * body that is not a result or that names another commit than its
+ * step's (the lease holds).
  */
 int sched_result(struct sched *s, const char *token, const char *lease,
 		 const char *body, size_t len);

@@ -350,9 +350,10 @@ int step_result_parse(struct step_result *st, const char *json)
 	return 0;
 }
 
-int step_result_check(const char *body, size_t len, char verdict[8])
+int step_result_check(const char *body, size_t len, const char *commit,
+		      char verdict[8])
 {
-	json_t *o = load(body, len, "step result", "a step result"), *v, *t;
+	json_t *o = load(body, len, "step result", "a step result"), *v, *t, *c;
 	enum verdict vd;
 	int rc = 0;
 
@@ -360,6 +361,7 @@ int step_result_check(const char *body, size_t len, char verdict[8])
 		return ERR_INPUT;
 	v = json_object_get(o, "verdict");
 	t = json_object_get(o, "title");
+	c = json_object_get(o, "commit");
 	vd = json_is_string(v) ? verdict_parse(json_string_value(v))
 			       : VERDICT_NONE;
 	if (vd == VERDICT_NONE)
@@ -367,6 +369,13 @@ int step_result_check(const char *body, size_t len, char verdict[8])
 					"skip or infra");
 	else if (t && !json_is_string(t))
 		rc = err_set(ERR_INPUT, "field 'title' must be a string");
+	else if (c && !json_is_string(c))
+		rc = err_set(ERR_INPUT, "field 'commit' must be a string");
+	else if (c && commit && strcmp(json_string_value(c), commit))
+		rc = err_set(ERR_INPUT,
+			     "field 'commit': the result is for %.40s, but "
+			     "its lease is for a step of %s",
+			     json_string_value(c), commit);
 	else
 		snprintf(verdict, 8, "%s", verdict_name(vd));
 	json_decref(o);

@@ -92,9 +92,12 @@ int step_result_parse(struct step_result *st, const char *json);
 
 /*
  * Check a result that a worker sent: an object of this wire version with
- * a known verdict and a string title; the verdict is copied out.
+ * a known verdict and a string title, about commit (the step's: a
+ * "commit" it names must be that one; NULL: not checked); the verdict
+ * is copied out.
  */
-int step_result_check(const char *body, size_t len, char verdict[8]);
+int step_result_check(const char *body, size_t len, const char *commit,
+		      char verdict[8]);
 
 /*
  * The result cache keeps observations, not one verdict: the runs of every

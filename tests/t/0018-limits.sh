@@ -67,6 +67,11 @@ check "a result for it: 403" \
 	[ "$(api POST "leases/$lease/result" "$result" "$stranger")" = 403 ]
 check "the lease is still the worker's: its heartbeat 200" \
 	[ "$(api POST "leases/$lease/heartbeat" "" "$WTOKEN")" = 200 ]
+# and a result is about the commit of its step, no other
+other=$(echo "$result" | jq -c --arg c "$([ "$commit" = "$GOOD" ] && echo "$BAD" || echo "$GOOD")" '.commit = $c')
+code=$(api POST "leases/$lease/result" "$other" "$WTOKEN")
+check "its worker's result naming another commit: 422 ($(cat "$SCRATCH/body"))" \
+	'[ "$code" = 422 ] && jq -e ".error | test(\"commit\")" "$SCRATCH/body" > /dev/null'
 check "and its result is taken: 200" \
 	[ "$(api POST "leases/$lease/result" "$result" "$WTOKEN")" = 200 ]
 

@@ -426,6 +426,39 @@ static void test_sched__workers_are_their_tokens(void **state)
 	close_sched(&fx);
 }
 
+/*
+ * A result names its step's commit: one that names another is refused
+ * and stores nothing, and the lease holds for the right one.
+ */
+static void test_sched__a_result_is_about_its_step(void **state)
+{
+	struct fixture fx;
+	struct step_assignment a;
+	struct store_step st;
+	long long w;
+	char *body;
+
+	(void)state;
+	open_sched(&fx, 60, 1);
+	w = worker(&fx, "{\"name\":\"w\",\"run\":true}");
+	submit(&fx, "");
+	assert_int_equal(poll(&fx, w, &a), 1);
+	body = util_fmt("{\"v\":1,\"commit\":\"%s\",\"verdict\":\"good\","
+			"\"title\":\"\"}",
+			strcmp(a.commit, good) ? good : bad);
+	assert_int_equal(sched_result(fx.s, ME, a.lease, body, strlen(body)),
+			 ERR_INPUT);
+	assert_non_null(strstr(err_last(), "field 'commit'"));
+	free(body);
+	assert_int_equal(store_step_get(fx.store, a.step, &st), 0);
+	assert_int_equal(st.state, STEP_LEASED);
+	assert_null(st.result);
+	assert_int_equal(sched_heartbeat(fx.s, ME, a.lease), 0);
+	assert_int_equal(answer(&fx, &a), 0);
+	job_spec_release(&a.spec);
+	close_sched(&fx);
+}
+
 static long long submit_releases(struct fixture *fx)
 {
 	static const char body[] =
@@ -733,6 +766,7 @@ int main(void)
 		cmocka_unit_test(test_sched__an_expired_lease_is_given_again),
 		cmocka_unit_test(test_sched__cancel_ends_leases_and_steps),
 		cmocka_unit_test(test_sched__workers_are_their_tokens),
+		cmocka_unit_test(test_sched__a_result_is_about_its_step),
 		cmocka_unit_test(test_sched__releases_jobs),
 		cmocka_unit_test(
 			test_sched__releases_go_on_at_the_commit_level),
