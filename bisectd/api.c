@@ -320,13 +320,13 @@ static enum MHD_Result list_jobs(struct api *a, struct MHD_Connection *mc)
 /*
  * What a submitter may name: a recipe by name, never a path; a
  * repository under the allowed URL prefixes or roots (lib/policy.h), in
- * its normal form; a webhook under the allowed prefixes.  *out: the
- * request as the scheduler gets it.
+ * its normal form; a webhook under the allowed prefixes, in its normal
+ * form too.  *out: the request as the scheduler gets it.
  */
 static int submit_check(struct api *a, const char *body, size_t len, char **out)
 {
 	struct job_spec spec;
-	char *repo = NULL;
+	char *repo = NULL, *hook = NULL;
 	int rc;
 
 	*out = NULL;
@@ -343,18 +343,23 @@ static int submit_check(struct api *a, const char *body, size_t len, char **out)
 						spec.repo, &repo)))
 		;
 	else if (spec.callback &&
-		 !policy_hook_allowed(a->o.hook_urls, spec.callback))
-		rc = err_set(ERR_INPUT, "field 'callback': webhooks to this "
-					"destination are not allowed here "
-					"(setting webhook-urls)");
+		 (rc = policy_hook(a->o.hook_urls, spec.callback, &hook)))
+		rc = rc == ERR_INPUT ? err_wrap(ERR_INPUT, "field 'callback'")
+				     : rc;
 	if (!rc && repo) {
 		free(spec.repo);
 		spec.repo = repo;
 		repo = NULL;
 	}
+	if (!rc && hook) {
+		free(spec.callback);
+		spec.callback = hook;
+		hook = NULL;
+	}
 	if (!rc && !(*out = job_spec_dump(&spec)))
 		rc = err_set(ERR_NOMEM, "out of memory");
 	free(repo);
+	free(hook);
 	job_spec_release(&spec);
 	return rc;
 }
