@@ -2796,8 +2796,10 @@ int sched_bisect_log(struct sched *s, long long id, struct buf *out)
 		struct gu_oid o;                                               \
 		int known = repo && !gu_oid_parse(&o, hex) &&                  \
 			    !gu_commit_head(&c, repo, &o);                     \
-		buf_printf(out, "# %s: [%s] %s\ngit bisect %s %s\n", verb,     \
-			   hex, known ? c.subject : "", verb, hex);            \
+		buf_printf(out, "# %s: [%s] ", verb, hex);                     \
+		if (known) /* a subject's control characters escaped */        \
+			buf_put_shown(out, c.subject, 0);                      \
+		buf_printf(out, "\ngit bisect %s %s\n", verb, hex);            \
 		if (known)                                                     \
 			gu_commit_release(&c);                                 \
 	} while (0)
@@ -2839,10 +2841,13 @@ int sched_bisect_log(struct sched *s, long long id, struct buf *out)
 			int known = repo && !gu_oid_parse(&o, job.culprit) &&
 				    !gu_commit_head(&c, repo, &o);
 
-			buf_printf(out, "# first bad commit: [%s] %s\n",
-				   job.culprit, known ? c.subject : "");
-			if (known)
+			buf_printf(out, "# first bad commit: [%s] ",
+				   job.culprit);
+			if (known) {
+				buf_put_shown(out, c.subject, 0);
 				gu_commit_release(&c);
+			}
+			buf_puts(out, "\n");
 		}
 	}
 #undef LOGLINE

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "embed.h"
 #include "jobview.h"
 #include "error.h"
@@ -83,8 +84,12 @@ static void progress(struct embed *e, const struct step_result *st)
 	else
 		fprintf(f, "%s check", st->role);
 	fprintf(f, ": %.12s %s", st->hex, verdict_name(st->verdict));
-	if (st->title && *st->title)
-		fprintf(f, " (%s)", st->title);
+	if (st->title && *st->title) {
+		char *title = buf_shown(st->title, 0); /* from a console */
+
+		fprintf(f, " (%s)", title ? title : "");
+		free(title);
+	}
 	if (st->build_cached)
 		fprintf(f, " [kernel from the cache, boot %.1f s]", st->boot_s);
 	else if (st->build_s > 0 || st->boot_s > 0)
@@ -96,10 +101,14 @@ static void progress(struct embed *e, const struct step_result *st)
 		fprintf(f, ", %zu candidate%s left", left,
 			left == 1 ? "" : "s");
 	fputc('\n', f);
-	if (st->config_notes && *st->config_notes)
-		fprintf(f, "%s", st->config_notes);
-	if (st->build_notes && *st->build_notes)
-		fprintf(f, "%s", st->build_notes);
+	for (size_t i = 0; i < 2; i++) {
+		const char *notes = i ? st->build_notes : st->config_notes;
+		char *shown = notes && *notes ? buf_shown(notes, 1) : NULL;
+
+		if (shown)
+			fputs(shown, f);
+		free(shown);
+	}
 	fflush(f);
 }
 

@@ -240,8 +240,10 @@ json_t *step_result_json(const struct step_result *st)
 
 void step_result_text(struct buf *text, const struct step_result *st)
 {
-	buf_printf(text, "%s %s%s%s\n", st->hex, verdict_name(st->verdict),
-		   *st->title ? ": " : "", st->title);
+	buf_printf(text, "%s %s%s", st->hex, verdict_name(st->verdict),
+		   *st->title ? ": " : "");
+	buf_put_shown(text, st->title, 0);
+	buf_puts(text, "\n");
 	if (st->build_cached)
 		buf_printf(text,
 			   "kernel from the cache, boot %.1f s (%d run(s), "
@@ -255,12 +257,20 @@ void step_result_text(struct buf *text, const struct step_result *st)
 			   st->boot_s, st->runs, st->runs_failed);
 	if (*st->image_sha256)
 		buf_printf(text, "image sha256: %s\n", st->image_sha256);
-	if (st->build_log)
-		buf_printf(text, "build log: %s\n", st->build_log);
-	if (st->console_log)
-		buf_printf(text, "console:   %s\n", st->console_log);
-	if (*st->excerpt)
-		buf_printf(text, "\n%s", st->excerpt);
+	if (st->build_log) {
+		buf_puts(text, "build log: ");
+		buf_put_shown(text, st->build_log, 0);
+		buf_puts(text, "\n");
+	}
+	if (st->console_log) {
+		buf_puts(text, "console:   ");
+		buf_put_shown(text, st->console_log, 0);
+		buf_puts(text, "\n");
+	}
+	if (*st->excerpt) {
+		buf_puts(text, "\n");
+		buf_put_shown(text, st->excerpt, 1);
+	}
 }
 
 int step_result_dump(char **json, struct buf *text,

@@ -78,7 +78,9 @@ struct step_result {
 void step_result_release(struct step_result *st);
 
 /* A result as JSON (indented; the caller frees it), and as a few lines
- * of text for a person appended to text (may be NULL). */
+ * of text for a person appended to text (may be NULL), where the title,
+ * the excerpt and the paths are shown with their control characters
+ * escaped (buf_put_shown()). */
 int step_result_dump(char **json, struct buf *text,
 		     const struct step_result *st);
 /* Set a build's patches, by name, in the order applied. */
