@@ -108,9 +108,10 @@ struct conn {
 	char *error;
 	int refused; /* no token or an unknown one: the body is dropped */
 	/* the role of the request's token: "" for none, NULL for a bad
-	 * one (else it points to role); owner: the token's name */
+	 * one (else it points to role); owner: the token's name; token:
+	 * its SHA-256 (hex), "" for none: a worker's key */
 	const char *who;
-	char role[16], owner[64];
+	char role[16], owner[64], token[65];
 	/* suspended: a long poll or a call in the pool */
 	struct MHD_Connection *mc;
 	enum pending pending;
@@ -206,6 +207,8 @@ static unsigned status_for(int rc)
 		return MHD_HTTP_UNPROCESSABLE_CONTENT;
 	case ERR_NOTFOUND:
 		return MHD_HTTP_NOT_FOUND;
+	case ERR_DENIED:
+		return MHD_HTTP_FORBIDDEN;
 	default:
 		return MHD_HTTP_INTERNAL_SERVER_ERROR;
 	}
@@ -213,17 +216,17 @@ static unsigned status_for(int rc)
 
 /*
  * The role of the request's bearer token: "" for none, NULL for a bad
- * one.  name gets the token's name ("" for none).
+ * one.  name gets the token's name and hash its SHA-256 in hex (both ""
+ * for none).
  */
 static const char *token_role(struct api *a, struct MHD_Connection *mc,
-			      char role[16], char name[64])
+			      char role[16], char name[64], char hash[65])
 {
 	const char *h = MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
 						    "Authorization");
-	char hash[65];
 	int rc;
 
-	role[0] = name[0] = '\0';
+	role[0] = name[0] = hash[0] = '\0';
 	if (!h)
 		return role;
 	if (strncmp(h, "Bearer ", 7) || strlen(h + 7) == 0 ||
@@ -233,6 +236,8 @@ static const char *token_role(struct api *a, struct MHD_Connection *mc,
 	pthread_mutex_lock(&a->c->lock);
 	rc = store_token_role(a->c->store, hash, role, name);
 	pthread_mutex_unlock(&a->c->lock);
+	if (rc)
+		hash[0] = '\0';
 	return rc ? NULL : role;
 }
 
@@ -398,13 +403,13 @@ static enum MHD_Result list_jobs(struct api *a, struct MHD_Connection *mc)
 /*
  * What a submitter may name: a recipe by name, never a path; a
  * repository under the allowed URL prefixes or roots (lib/policy.h), in
- * its normal form; a webhook under the allowed prefixes.  *out: the
- * request as the scheduler gets it.
+ * its normal form; a webhook under the allowed prefixes, in its normal
+ * form too.  *out: the request as the scheduler gets it.
  */
 static int submit_check(struct api *a, const char *body, size_t len, char **out)
 {
 	struct job_spec spec;
-	char *repo = NULL;
+	char *repo = NULL, *hook = NULL;
 	int rc;
 
 	*out = NULL;
@@ -421,18 +426,23 @@ static int submit_check(struct api *a, const char *body, size_t len, char **out)
 						spec.repo, &repo)))
 		;
 	else if (spec.callback &&
-		 !policy_hook_allowed(a->o.hook_urls, spec.callback))
-		rc = err_set(ERR_INPUT, "field 'callback': webhooks to this "
-					"destination are not allowed here "
-					"(setting webhook-urls)");
+		 (rc = policy_hook(a->o.hook_urls, spec.callback, &hook)))
+		rc = rc == ERR_INPUT ? err_wrap(ERR_INPUT, "field 'callback'")
+				     : rc;
 	if (!rc && repo) {
 		free(spec.repo);
 		spec.repo = repo;
 		repo = NULL;
 	}
+	if (!rc && hook) {
+		free(spec.callback);
+		spec.callback = hook;
+		hook = NULL;
+	}
 	if (!rc && !(*out = job_spec_dump(&spec)))
 		rc = err_set(ERR_NOMEM, "out of memory");
 	free(repo);
+	free(hook);
 	job_spec_release(&spec);
 	return rc;
 }
@@ -727,7 +737,8 @@ static enum MHD_Result register_worker(struct api *a, struct MHD_Connection *mc,
 	int rc;
 
 	pthread_mutex_lock(&a->c->lock);
-	rc = sched_register(a->c->sched, buf_str(&cn->body), cn->body.len, &id);
+	rc = sched_register(a->c->sched, cn->token, buf_str(&cn->body),
+			    cn->body.len, &id);
 	pthread_mutex_unlock(&a->c->lock);
 	if (rc)
 		return error_reply(mc, status_for(rc), err_last());
@@ -793,7 +804,7 @@ static enum MHD_Result poll_work(struct api *a, struct MHD_Connection *mc,
 	pthread_mutex_lock(&a->c->lock);
 	metrics_observe(a->m, HIST_LOCK_WAIT, util_now() - start);
 	t = util_now();
-	rc = sched_poll(a->c->sched, worker, &assignment);
+	rc = sched_poll(a->c->sched, cn->token, worker, &assignment);
 	metrics_observe(a->m, HIST_SCHEDULE, util_now() - t);
 	if (no_step(rc) && wait > 0 && !a->closing &&
 	    !store_worker_caps(a->c->store, worker, &cn->caps)) {
@@ -853,7 +864,8 @@ void api_dispatch(struct api *a)
 		if (i < ndry)
 			continue;
 		t = util_now();
-		rc = sched_poll(a->c->sched, cn->worker, &cn->assignment);
+		rc = sched_poll(a->c->sched, cn->token, cn->worker,
+				&cn->assignment);
 		metrics_observe(a->m, HIST_SCHEDULE, util_now() - t);
 		if (no_step(rc)) {
 			if (ndry < sizeof(dry) / sizeof(dry[0]))
@@ -908,12 +920,12 @@ static void *timer_main(void *arg)
 }
 
 static enum MHD_Result heartbeat(struct api *a, struct MHD_Connection *mc,
-				 const char *lease)
+				 struct conn *cn, const char *lease)
 {
 	int rc;
 
 	pthread_mutex_lock(&a->c->lock);
-	rc = sched_heartbeat(a->c->sched, lease);
+	rc = sched_heartbeat(a->c->sched, cn->token, lease);
 	pthread_mutex_unlock(&a->c->lock);
 	if (rc == ERR_NOTFOUND)
 		return error_reply(mc, MHD_HTTP_GONE, err_last());
@@ -928,7 +940,8 @@ static enum MHD_Result result(struct api *a, struct MHD_Connection *mc,
 	int rc;
 
 	pthread_mutex_lock(&a->c->lock);
-	rc = sched_result(a->c->sched, lease, buf_str(&cn->body), cn->body.len);
+	rc = sched_result(a->c->sched, cn->token, lease, buf_str(&cn->body),
+			  cn->body.len);
 	if (!rc)
 		metrics_count(a->m, COUNT_RESULTS);
 	pthread_mutex_unlock(&a->c->lock);
@@ -945,7 +958,6 @@ static enum MHD_Result result(struct api *a, struct MHD_Connection *mc,
 static void upload_begin(struct api *a, struct conn *cn, const char *lease,
 			 const char *name)
 {
-	struct store_step st;
 	char *dir;
 	int rc;
 
@@ -957,17 +969,16 @@ static void upload_begin(struct api *a, struct conn *cn, const char *lease,
 		return;
 	}
 	pthread_mutex_lock(&a->c->lock);
-	rc = store_lease_find(a->c->store, lease, &st);
+	rc = sched_lease(a->c->sched, cn->token, lease, &cn->step);
 	pthread_mutex_unlock(&a->c->lock);
 	if (rc) {
-		cn->status = MHD_HTTP_CONFLICT;
-		cn->error = strdup("lease expired or step cancelled");
+		cn->status =
+			rc == ERR_NOTFOUND ? MHD_HTTP_CONFLICT : status_for(rc);
+		cn->error = strdup(err_last());
 		return;
 	}
-	free(st.result);
-	cn->step = st.id;
 	snprintf(cn->name, sizeof(cn->name), "%s", name);
-	dir = util_fmt("%s/artifacts/%lld", a->c->state_dir, st.id);
+	dir = util_fmt("%s/artifacts/%lld", a->c->state_dir, cn->step);
 	cn->dest = util_fmt("%s/%s", dir ? dir : "", name);
 	cn->tmp = util_fmt("%s/.%s.upload", dir ? dir : "", name);
 	if (!dir || !cn->dest || !cn->tmp || util_mkdir_p(dir) ||
@@ -1546,8 +1557,7 @@ static enum MHD_Result r_poll(struct api *a, struct MHD_Connection *mc,
 static enum MHD_Result r_heartbeat(struct api *a, struct MHD_Connection *mc,
 				   struct conn *cn, const struct match *m)
 {
-	(void)cn;
-	return heartbeat(a, mc, m->word[0]);
+	return heartbeat(a, mc, cn, m->word[0]);
 }
 
 static enum MHD_Result r_result(struct api *a, struct MHD_Connection *mc,
@@ -1817,7 +1827,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc,
 		cn->fd = -1;
 		buf_init(&cn->body, a->o.max_body);
 		*con_cls = cn;
-		cn->who = token_role(a, mc, cn->role, cn->owner);
+		cn->who = token_role(a, mc, cn->role, cn->owner, cn->token);
 		/* a valid token: never closed to make room for another */
 		conns_headers(entry_of(mc), cn->who && *cn->who, util_now());
 		if (upload_target(method, url, lease, name)) {

@@ -476,8 +476,9 @@ static void deliver_hooks(struct coord *co, int max_attempts,
 		struct store_job j;
 		struct store_step *steps = NULL;
 		size_t ns = 0;
-		char *doc = NULL, *url = NULL, *secret = NULL, why[512] = "";
-		int attempts;
+		char *doc = NULL, *url = NULL, *hook = NULL, *secret = NULL,
+		     why[512] = "";
+		int attempts, hrc;
 		long status = 0;
 
 		pthread_mutex_lock(&co->lock);
@@ -493,18 +494,23 @@ static void deliver_hooks(struct coord *co, int max_attempts,
 			attempts = 0;
 		}
 		pthread_mutex_unlock(&co->lock);
-		if (doc && url && !policy_hook_allowed(allowed, url)) {
-			/* the allow-list may have changed since the submit */
+		/* checked again: the allow-list may have changed since the
+		 * submit, and a job of an older bisectd may name a URL that
+		 * is refused now; it goes to the URL's normal form */
+		hrc = doc && url ? policy_hook(allowed, url, &hook) : 0;
+		if (hrc == ERR_INPUT) {
 			snprintf(why, sizeof(why),
 				 "destination not allowed "
 				 "(setting webhook-urls)");
 			attempts = max_attempts - 1;
+		} else if (hrc) {
+			snprintf(why, sizeof(why), "%s", err_last());
 		} else if (doc && url) {
 			char sig[DIGEST_HEXSZ + 1], sigh[DIGEST_HEXSZ + 40],
 				idh[64];
 			const char *hdrs[3] = { idh, NULL, NULL };
 			struct http_req r = { .method = "POST",
-					      .url = url,
+					      .url = hook,
 					      .body = doc,
 					      .len = strlen(doc),
 					      .timeout_s = 10,
@@ -547,6 +553,7 @@ static void deliver_hooks(struct coord *co, int max_attempts,
 		pthread_mutex_unlock(&co->lock);
 		free(doc);
 		free(url);
+		free(hook);
 		free(secret);
 	}
 	free(ids);
@@ -764,6 +771,19 @@ int main(int argc, char **argv)
 	    split_list(c.hook_urls, hook_urls, "webhook-urls")) {
 		log_warnx("%s", err_last());
 		return 2;
+	}
+	/* a prefix is compared in its normal form: one that has none
+	 * would allow nothing, and is refused here */
+	{
+		const char *bad = policy_prefixes_check(repo_urls) ? "repo-urls"
+				  : policy_prefixes_check(hook_urls)
+					  ? "webhook-urls"
+					  : NULL;
+
+		if (bad) {
+			fprintf(stderr, "bisectd: %s: %s\n", bad, err_last());
+			return 2;
+		}
 	}
 	if (gu_init() || http_global_init() || open_store(&co.store, c.state) ||
 	    open_store(&ckpt, c.state) || open_store(&co.reader, c.state) ||

@@ -4,7 +4,10 @@
  * result, first_bad, candidates, steps[] (commit, verdict, seconds and the
  * evidence), the culprit's details, the bisect log, and the recipe and
  * config.  The text report says the same for a person reading a terminal
- * or a mail.  Only this file includes jansson.h.
+ * or a mail: there, what came from the repository or a console (subjects,
+ * authors, file names, titles, excerpts, logs) is shown with its control
+ * characters escaped (buf_put_shown()).  Only this file includes
+ * jansson.h.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +30,25 @@ const char *report_result(const struct session *s, int error_code)
 	if (error_code)
 		return "error";
 	return s->state == ENGINE_FOUND ? "found" : "ambiguous";
+}
+
+/* A commit's subject, author and files as a text report shows them. */
+static void commit_shown(struct gu_commit *c)
+{
+	char **f[] = { &c->subject, &c->author };
+	size_t i;
+
+	for (i = 0; i < sizeof(f) / sizeof(f[0]) + c->nfiles; i++) {
+		char **s = i < 2 ? f[i] : &c->files[i - 2];
+		char *t = buf_shown(*s, 0);
+
+		if (t) {
+			free(*s);
+			*s = t;
+		} else {
+			**s = '\0'; /* out of memory: nothing rather than raw */
+		}
+	}
 }
 
 static json_t *commit_json(const struct session *s, const struct gu_oid *oid)
@@ -142,7 +164,9 @@ static void text_other_failures(struct buf *b, json_t *others)
 						  "title")));
 		if (seen)
 			continue;
-		buf_printf(b, "another failure, '%s', at", t);
+		buf_puts(b, "another failure, '");
+		buf_put_shown(b, t, 0);
+		buf_puts(b, "', at");
 		n = 0;
 		json_array_foreach(
 			others, j,
@@ -172,8 +196,10 @@ static void text_outcome(struct buf *b, const struct session *s)
 		buf_printf(b, " (asked for %.0f%%)",
 			   100 * json_number_value(json_object_get(
 					 x, "target_confidence")));
-	buf_printf(b, "; %s\n",
-		   json_string_value(json_object_get(x, "verification")));
+	buf_puts(b, "; ");
+	buf_put_shown(b, json_string_value(json_object_get(x, "verification")),
+		      0);
+	buf_puts(b, "\n");
 	if (json_is_true(json_object_get(x, "intermittent")))
 		buf_printf(b,
 			   "intermittent: the failure showed on about %.0f%% "
@@ -183,10 +209,14 @@ static void text_outcome(struct buf *b, const struct session *s)
 					 x, "failure_rate_before")),
 			   100 * json_number_value(
 					 json_object_get(x, "failure_rate")));
-	if (json_is_string(json_object_get(x, "target_failure")))
-		buf_printf(b, "target failure: %s\n",
-			   json_string_value(
-				   json_object_get(x, "target_failure")));
+	if (json_is_string(json_object_get(x, "target_failure"))) {
+		buf_puts(b, "target failure: ");
+		buf_put_shown(
+			b,
+			json_string_value(json_object_get(x, "target_failure")),
+			0);
+		buf_puts(b, "\n");
+	}
 	text_other_failures(b, json_object_get(x, "other_failures"));
 	if (s->state != ENGINE_FOUND)
 		json_array_foreach(json_object_get(x, "candidates"), i, c)
@@ -303,6 +333,7 @@ static void text_culprit(struct buf *b, const struct session *s)
 		buf_printf(b, "first bad commit: %s\n", err_last());
 		return;
 	}
+	commit_shown(&c);
 	buf_printf(b, "first bad commit: %s\n", c.hex);
 	buf_printf(b, "  subject: %s\n  author:  %s\n  date:    %s\n",
 		   c.subject, c.author, c.date);
@@ -335,21 +366,31 @@ int report_text(struct buf *b, const struct session *s,
 	char hex[GU_HEXSZ + 1];
 	size_t i;
 
-	buf_printf(b, "bisectd %s report for %s\n\n", ri->mode, ri->repo_path);
+	buf_printf(b, "bisectd %s report for ", ri->mode);
+	buf_put_shown(b, ri->repo_path, 0);
+	buf_puts(b, "\n\n");
 	if (ri->error_code) {
-		buf_printf(b, "stopped: %s\n\n",
-			   s->stop_reason ? s->stop_reason : err_last());
+		buf_puts(b, "stopped: ");
+		buf_put_shown(b, s->stop_reason ? s->stop_reason : err_last(),
+			      0);
+		buf_puts(b, "\n\n");
 	} else if (s->state == ENGINE_FOUND) {
 		text_culprit(b, s);
 		cs = culprit_step(s);
-		if (cs && *cs->title)
-			buf_printf(b, "  failure: %s\n", cs->title);
+		if (cs && *cs->title) {
+			buf_puts(b, "  failure: ");
+			buf_put_shown(b, cs->title, 0);
+			buf_puts(b, "\n");
+		}
 		text_outcome(b, s);
 	} else if (s->outcome && strstr(s->outcome, "\"rejected\":")) {
-		buf_printf(b, "ambiguous: %s\n",
-			   s->stop_reason ? s->stop_reason
-					  : "the culprit did not pass "
-					    "verification");
+		buf_puts(b, "ambiguous: ");
+		buf_put_shown(b,
+			      s->stop_reason ? s->stop_reason
+					     : "the culprit did not pass "
+					       "verification",
+			      0);
+		buf_puts(b, "\n");
 		text_outcome(b, s);
 	} else if (s->outcome && strstr(s->outcome, "\"intermittent\":true")) {
 		buf_puts(b, "ambiguous: the confidence was not reached; the "
@@ -392,70 +433,84 @@ int report_text(struct buf *b, const struct session *s,
 					 ? st->cached_from
 					 : "");
 		if (ri->recipe)
-			buf_printf(
-				b,
-				"%-3zu %-12.12s %-10s %-7s %8.1f %8.1f  %s%s\n",
-				i + 1, st->hex, st->role,
-				verdict_name(st->verdict), st->build_s,
-				st->boot_s, st->title, from);
+			buf_printf(b, "%-3zu %-12.12s %-10s %-7s %8.1f %8.1f  ",
+				   i + 1, st->hex, st->role,
+				   verdict_name(st->verdict), st->build_s,
+				   st->boot_s);
 		else
-			buf_printf(
-				b,
-				"%-3zu %-12.12s %-10s %-7s %8.1f %8d  %s%s\n",
-				i + 1, st->hex, st->role,
-				verdict_name(st->verdict), st->seconds,
-				st->exit_code, st->title, from);
+			buf_printf(b, "%-3zu %-12.12s %-10s %-7s %8.1f %8d  ",
+				   i + 1, st->hex, st->role,
+				   verdict_name(st->verdict), st->seconds,
+				   st->exit_code);
+		buf_put_shown(b, st->title, 0);
+		buf_printf(b, "%s\n", from);
 	}
 	buf_puts(b, "\nlogs:\n");
 	for (i = 0; i < s->nsteps; i++) {
 		const struct step_result *st = &s->steps[i];
+		const char *const kind[] = { "console", "build  ", "output " };
+		const char *const path[] = { st->console_log, st->build_log,
+					     st->log };
+		size_t k;
 
-		if (st->console_log)
-			buf_printf(b, "  %.12s console %s\n", st->hex,
-				   st->console_log);
-		if (st->build_log)
-			buf_printf(b, "  %.12s build   %s\n", st->hex,
-				   st->build_log);
-		if (st->log)
-			buf_printf(b, "  %.12s output  %s\n", st->hex, st->log);
+		for (k = 0; k < 3; k++)
+			if (path[k]) {
+				buf_printf(b, "  %.12s %s ", st->hex, kind[k]);
+				buf_put_shown(b, path[k], 0);
+				buf_puts(b, "\n");
+			}
 	}
 	if (!ri->error_code && s->state == ENGINE_FOUND &&
-	    (cs = culprit_step(s)) && *cs->excerpt)
-		buf_printf(b, "\nevidence from %.12s:\n%s", cs->hex,
-			   cs->excerpt);
-	buf_printf(b, "\nbisect log (git bisect replay accepts it):\n%s",
-		   buf_str(&s->log));
+	    (cs = culprit_step(s)) && *cs->excerpt) {
+		buf_printf(b, "\nevidence from %.12s:\n", cs->hex);
+		buf_put_shown(b, cs->excerpt, 1);
+	}
+	buf_puts(b, "\nbisect log (git bisect replay accepts it):\n");
+	buf_put_shown(b, buf_str(&s->log), 1);
 	if (ri->recipe) {
 		buf_printf(b, "\nrecipe %s (%s), %d run(s) per step, %s\n",
 			   ri->recipe->name,
 			   ri->recipe->path ? ri->recipe->path : "", ri->runs,
 			   ri->accel ? ri->accel : "no boot");
-		if (ri->config_path)
-			buf_printf(b, "config: %s\n", ri->config_path);
-		if (ri->test_script)
-			buf_printf(b, "guest test: %s\n", ri->test_script);
+		if (ri->config_path) {
+			buf_puts(b, "config: ");
+			buf_put_shown(b, ri->config_path, 0);
+			buf_puts(b, "\n");
+		}
+		if (ri->test_script) {
+			buf_puts(b, "guest test: ");
+			buf_put_shown(b, ri->test_script, 0);
+			buf_puts(b, "\n");
+		}
 		for (i = 0; i < s->nsteps; i++)
 			if (s->steps[i].config_notes &&
 			    *s->steps[i].config_notes) {
-				buf_printf(b, "config notes:\n%s",
-					   s->steps[i].config_notes);
+				buf_puts(b, "config notes:\n");
+				buf_put_shown(b, s->steps[i].config_notes, 1);
 				break;
 			}
 	}
-	if (ri->command)
-		buf_printf(b, "\ncommand: %s\n", ri->command);
+	if (ri->command) {
+		buf_puts(b, "\ncommand: ");
+		buf_put_shown(b, ri->command, 1);
+		buf_puts(b, "\n");
+	}
 	if (ri->out_dir)
 		buf_printf(b, "output: %s\n", ri->out_dir);
 	return 0;
 }
 
-/* "a, b, c" from one address per line. */
+/* Each line of text after pad, shown (buf_put_shown()). */
 static void indented(struct buf *b, const char *text, const char *pad)
 {
 	while (*text) {
 		size_t l = strcspn(text, "\n");
+		char *line = strndup(text, l);
 
-		buf_printf(b, "%s%.*s\n", pad, (int)l, text);
+		buf_puts(b, pad);
+		buf_put_shown(b, line ? line : "", 0);
+		buf_puts(b, "\n");
+		free(line);
 		text += l + (text[l] != 0);
 	}
 }
@@ -497,6 +552,7 @@ int report_mail(struct buf *out, const struct session *s,
 		return report_text(out, s, ri);
 	if (gu_commit_info(&c, s->repo, &s->first_bad))
 		return -1;
+	commit_shown(&c);
 	buf_init(&to, 1 << 20);
 	buf_init(&cc, 1 << 20);
 	buf_init(&body, 64u << 20);
@@ -504,15 +560,16 @@ int report_mail(struct buf *out, const struct session *s,
 	kernel = recipients(s, &to, &cc);
 	gu_oid_hex(hex, &s->first_bad);
 	gu_oid_hex(bad, &s->bad);
-	buf_printf(&subject, "[REGRESSION] %s (bisected to %.12s)",
-		   cs && *cs->title ? cs->title : c.subject, hex);
+	buf_puts(&subject, "[REGRESSION] ");
+	buf_put_shown(&subject, cs && *cs->title ? cs->title : c.subject, 0);
+	buf_printf(&subject, " (bisected to %.12s)", hex);
 	{
 		struct buf para;
 
 		buf_init(&para, 1 << 20);
-		buf_printf(&para,
-			   "bisectd bisected a regression in %s between ",
-			   ri->repo_path);
+		buf_puts(&para, "bisectd bisected a regression in ");
+		buf_put_shown(&para, ri->repo_path, 0);
+		buf_puts(&para, " between ");
 		for (i = 0; i < s->ngoods; i++) {
 			char g[GU_HEXSZ + 1];
 
@@ -520,15 +577,19 @@ int report_mail(struct buf *out, const struct session *s,
 			buf_printf(&para, "%s%.12s", i ? ", " : "", g);
 		}
 		buf_printf(&para, " (good) and %.12s (bad)", bad);
-		if (ri->recipe)
+		if (ri->recipe) {
 			buf_printf(&para,
 				   ", building with the %s recipe and booting "
-				   "in QEMU%s%s,",
+				   "in QEMU%s",
 				   ri->recipe->name,
-				   ri->test_script ? " with " : "",
-				   ri->test_script ? ri->test_script : "");
-		else if (ri->command)
-			buf_printf(&para, ", testing with '%s',", ri->command);
+				   ri->test_script ? " with " : "");
+			buf_put_shown(&para, ri->test_script, 0);
+			buf_puts(&para, ",");
+		} else if (ri->command) {
+			buf_puts(&para, ", testing with '");
+			buf_put_shown(&para, ri->command, 0);
+			buf_puts(&para, "',");
+		}
 		buf_printf(&para,
 			   " in %zu steps, to:", session_bisect_steps(s));
 		wrapped(b, buf_str(&para), 72);
@@ -542,8 +603,9 @@ int report_mail(struct buf *out, const struct session *s,
 	if (c.nfiles > 20)
 		buf_printf(b, " (and %zu more files)\n", c.nfiles - 20);
 	if (cs && *cs->title) {
-		buf_printf(b, "\nThe failure, at %.12s:\n\n  %s\n", hex,
-			   cs->title);
+		buf_printf(b, "\nThe failure, at %.12s:\n\n  ", hex);
+		buf_put_shown(b, cs->title, 0);
+		buf_puts(b, "\n");
 		if (*cs->excerpt) {
 			buf_puts(b, "\n");
 			indented(b, cs->excerpt, "  ");
@@ -557,11 +619,13 @@ int report_mail(struct buf *out, const struct session *s,
 		   s->initial_candidates);
 	buf_printf(b, "  %-3s %-12s %-10s %-7s %s\n", "#", "commit", "role",
 		   "verdict", "title");
-	for (i = 0; i < s->nsteps; i++)
-		buf_printf(b, "  %-3zu %-12.12s %-10s %-7s %s\n", i + 1,
+	for (i = 0; i < s->nsteps; i++) {
+		buf_printf(b, "  %-3zu %-12.12s %-10s %-7s ", i + 1,
 			   s->steps[i].hex, s->steps[i].role,
-			   verdict_name(s->steps[i].verdict),
-			   s->steps[i].title);
+			   verdict_name(s->steps[i].verdict));
+		buf_put_shown(b, s->steps[i].title, 0);
+		buf_puts(b, "\n");
+	}
 	buf_puts(b, "\ngit bisect log:\n\n");
 	indented(b, buf_str(&s->log), "  ");
 	if (link_base) {
@@ -569,10 +633,16 @@ int report_mail(struct buf *out, const struct session *s,
 		if (s->nsteps && s->steps[0].id)
 			buf_printf(b, "  job: %s/jobs/%lld\n", link_base,
 				   ri->job_id);
-		if (cs && cs->console_log)
-			buf_printf(b, "  console log: %s\n", cs->console_log);
-		if (ri->config_path)
-			buf_printf(b, "  kernel config: %s\n", ri->config_path);
+		if (cs && cs->console_log) {
+			buf_puts(b, "  console log: ");
+			buf_put_shown(b, cs->console_log, 0);
+			buf_puts(b, "\n");
+		}
+		if (ri->config_path) {
+			buf_puts(b, "  kernel config: ");
+			buf_put_shown(b, ri->config_path, 0);
+			buf_puts(b, "\n");
+		}
 	}
 	if (kernel)
 		buf_printf(b, "\n#regzbot introduced: %.12s\n", hex);

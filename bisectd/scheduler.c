@@ -2533,7 +2533,8 @@ int sched_cancel(struct sched *s, long long id)
 	return store_commit(s->store);
 }
 
-int sched_register(struct sched *s, const char *body, size_t len, long long *id)
+int sched_register(struct sched *s, const char *token, const char *body,
+		   size_t len, long long *id)
 {
 	struct job_caps c;
 	char *canon;
@@ -2542,11 +2543,53 @@ int sched_register(struct sched *s, const char *body, size_t len, long long *id)
 	if (rc)
 		return rc;
 	canon = job_caps_dump(&c);
-	rc = canon ? store_worker_add(s->store, id, c.name, canon)
+	rc = canon ? store_worker_add(s->store, id, c.name, token, canon)
 		   : err_set(ERR_NOMEM, "out of memory");
 	s->live_stale = 1;
 	free(canon);
 	job_caps_release(&c);
+	return rc;
+}
+
+/*
+ * Whether worker was registered with token: ERR_NOTFOUND for a worker
+ * never registered, ERR_DENIED for another token's.
+ */
+static int worker_of(struct sched *s, const char *token, long long worker)
+{
+	char had[65];
+	int rc = store_worker_token(s->store, worker, had);
+
+	if (rc)
+		return rc;
+	if (strcmp(had, token))
+		return err_set(ERR_DENIED,
+			       "worker %lld was registered with another "
+			       "worker token",
+			       worker);
+	return 0;
+}
+
+/*
+ * The step that holds lease, into *out, when the worker it was given to
+ * was registered with token: ERR_NOTFOUND for a lease that expired or was
+ * never given, ERR_DENIED for another token's.
+ */
+static int lease_of(struct sched *s, const char *token, const char *lease,
+		    struct store_step *out)
+{
+	int rc = store_lease_find(s->store, lease, out);
+
+	if (rc)
+		return rc;
+	rc = worker_of(s, token, out->worker);
+	if (rc == ERR_NOTFOUND || rc == ERR_DENIED)
+		rc = err_set(ERR_DENIED, "this lease was given to a worker of "
+					 "another worker token");
+	if (rc) {
+		free(out->result);
+		out->result = NULL;
+	}
 	return rc;
 }
 
@@ -2603,7 +2646,8 @@ static int answers_of(struct sched *s, long long job, char **out)
 	return rc;
 }
 
-int sched_poll(struct sched *s, long long worker, char **assignment)
+int sched_poll(struct sched *s, const char *token, long long worker,
+	       char **assignment)
 {
 	struct take t = { .s = s };
 	struct store_step st;
@@ -2615,7 +2659,9 @@ int sched_poll(struct sched *s, long long worker, char **assignment)
 	int rc;
 
 	*assignment = NULL;
-	rc = store_worker_seen(s->store, worker);
+	rc = worker_of(s, token, worker);
+	if (!rc)
+		rc = store_worker_seen(s->store, worker);
 	if (rc)
 		return rc;
 	refresh_live(s);
@@ -2721,9 +2767,33 @@ int sched_answer(struct sched *s, long long id, const char *release,
 	return rc ? rc : sched_tick(s, id);
 }
 
-int sched_heartbeat(struct sched *s, const char *lease)
+int sched_heartbeat(struct sched *s, const char *token, const char *lease)
 {
+	struct store_step st;
+	int rc = lease_of(s, token, lease, &st);
+
+	if (rc == ERR_NOTFOUND)
+		return err_set(ERR_NOTFOUND, "lease expired or cancelled");
+	if (rc)
+		return rc;
+	free(st.result);
 	return store_lease_extend(s->store, lease, s->o.lease_s);
+}
+
+int sched_lease(struct sched *s, const char *token, const char *lease,
+		long long *step)
+{
+	struct store_step st;
+	int rc = lease_of(s, token, lease, &st);
+
+	*step = 0;
+	if (rc == ERR_NOTFOUND)
+		return err_set(ERR_NOTFOUND, "lease expired or step cancelled");
+	if (rc)
+		return rc;
+	free(st.result);
+	*step = st.id;
+	return 0;
 }
 
 /*
@@ -2747,19 +2817,16 @@ static int cache_add(struct store *store, const char *key, const char *hex,
 	return rc;
 }
 
-int sched_result(struct sched *s, const char *lease, const char *body,
-		 size_t len)
+int sched_result(struct sched *s, const char *token, const char *lease,
+		 const char *body, size_t len)
 {
 	struct store_step st;
 	char verdict[8];
 	int rc;
 
-	rc = step_result_check(body, len, verdict);
-	if (rc)
-		return rc;
 	if ((rc = store_begin(s->store)))
 		return rc;
-	rc = store_lease_find(s->store, lease, &st);
+	rc = lease_of(s, token, lease, &st);
 	if (rc) {
 		store_rollback(s->store);
 		return rc == ERR_NOTFOUND
@@ -2769,6 +2836,11 @@ int sched_result(struct sched *s, const char *lease, const char *body,
 			       : rc;
 	}
 	free(st.result);
+	/* about the step leased, and no other commit */
+	if ((rc = step_result_check(body, len, st.hex, verdict))) {
+		store_rollback(s->store);
+		return rc;
+	}
 	{
 		char *canon = strndup(body, len);
 
@@ -2812,8 +2884,10 @@ int sched_bisect_log(struct sched *s, long long id, struct buf *out)
 		struct gu_oid o;                                               \
 		int known = repo && !gu_oid_parse(&o, hex) &&                  \
 			    !gu_commit_head(&c, repo, &o);                     \
-		buf_printf(out, "# %s: [%s] %s\ngit bisect %s %s\n", verb,     \
-			   hex, known ? c.subject : "", verb, hex);            \
+		buf_printf(out, "# %s: [%s] ", verb, hex);                     \
+		if (known) /* a subject's control characters escaped */        \
+			buf_put_shown(out, c.subject, 0);                      \
+		buf_printf(out, "\ngit bisect %s %s\n", verb, hex);            \
 		if (known)                                                     \
 			gu_commit_release(&c);                                 \
 	} while (0)
@@ -2855,10 +2929,13 @@ int sched_bisect_log(struct sched *s, long long id, struct buf *out)
 			int known = repo && !gu_oid_parse(&o, job.culprit) &&
 				    !gu_commit_head(&c, repo, &o);
 
-			buf_printf(out, "# first bad commit: [%s] %s\n",
-				   job.culprit, known ? c.subject : "");
-			if (known)
+			buf_printf(out, "# first bad commit: [%s] ",
+				   job.culprit);
+			if (known) {
+				buf_put_shown(out, c.subject, 0);
 				gu_commit_release(&c);
+			}
+			buf_puts(out, "\n");
 		}
 	}
 #undef LOGLINE

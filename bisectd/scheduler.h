@@ -110,26 +110,42 @@ int sched_cancel(struct sched *s, long long job);
 int sched_answer(struct sched *s, long long job, const char *release,
 		 const char *verdict);
 
+/*
+ * Workers are who their token says.  token is the SHA-256 (hex) of the
+ * worker token that calls ("" for bisectctl's own workers): a worker is
+ * bound to the token that registered it, and so are the leases it is
+ * given.  A poll for a worker, or a heartbeat, result or upload for a
+ * lease, under another token is refused with ERR_DENIED.
+ */
+
 /* A worker registers its capabilities (JSON); *id is its number. */
-int sched_register(struct sched *s, const char *body, size_t len,
-		   long long *id);
+int sched_register(struct sched *s, const char *token, const char *body,
+		   size_t len, long long *id);
 
 /*
  * A step for worker, as assignment JSON (caller frees); ERR_NOTFOUND
- * when there is nothing it can take.
+ * when there is nothing it can take, or ("unknown worker N") when
+ * worker was never registered.
  */
-int sched_poll(struct sched *s, long long worker, char **assignment);
+int sched_poll(struct sched *s, const char *token, long long worker,
+	       char **assignment);
 
 /* Renew a lease; ERR_NOTFOUND when it expired or was cancelled. */
-int sched_heartbeat(struct sched *s, const char *lease);
+int sched_heartbeat(struct sched *s, const char *token, const char *lease);
+
+/* The step that holds a lease, for its artifacts; ERR_NOTFOUND when the
+ * lease expired or was cancelled. */
+int sched_lease(struct sched *s, const char *token, const char *lease,
+		long long *step);
 
 /*
  * A worker's result for its lease; ERR_NOTFOUND for a lease that
  * expired or was cancelled (the result is discarded), ERR_INPUT for a
- * body that is not a result.
+ * body that is not a result or that names another commit than its
+ * step's (the lease holds).
  */
-int sched_result(struct sched *s, const char *lease, const char *body,
-		 size_t len);
+int sched_result(struct sched *s, const char *token, const char *lease,
+		 const char *body, size_t len);
 
 /* The job's bisect log, in `git bisect log` form. */
 int sched_bisect_log(struct sched *s, long long job, struct buf *out);

@@ -47,7 +47,7 @@ static const char schema[] =
 	"CREATE INDEX IF NOT EXISTS steps_state ON steps(state, job, id);"
 	"CREATE TABLE IF NOT EXISTS workers ("
 	" id INTEGER PRIMARY KEY, name TEXT NOT NULL, caps TEXT NOT NULL,"
-	" registered REAL NOT NULL, last_seen REAL NOT NULL);"
+	" registered REAL NOT NULL, last_seen REAL NOT NULL, token TEXT);"
 	"CREATE TABLE IF NOT EXISTS tokens ("
 	" hash TEXT PRIMARY KEY, role TEXT NOT NULL, name TEXT NOT NULL);"
 	"CREATE TABLE IF NOT EXISTS cache ("
@@ -67,7 +67,7 @@ static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS stats_commits ("
 	" repo TEXT NOT NULL, hex TEXT NOT NULL, subsystem TEXT NOT NULL,"
 	" PRIMARY KEY(repo, hex, subsystem)) WITHOUT ROWID;"
-	"PRAGMA user_version = 3;";
+	"PRAGMA user_version = 4;";
 
 /* an older state database gets the columns that came later */
 static int upgrade(sqlite3 *db)
@@ -86,6 +86,12 @@ static int upgrade(sqlite3 *db)
 		return -1;
 	if ((version == 1 || version == 2) &&
 	    sqlite3_exec(db, "ALTER TABLE jobs ADD COLUMN owner TEXT;", NULL,
+			 NULL, NULL) != SQLITE_OK)
+		return -1;
+	/* a worker registered before this is bound to no token: its next
+	 * poll is refused, and it registers again */
+	if (version >= 1 && version <= 3 &&
+	    sqlite3_exec(db, "ALTER TABLE workers ADD COLUMN token TEXT;", NULL,
 			 NULL, NULL) != SQLITE_OK)
 		return -1;
 	return 0;
@@ -797,12 +803,13 @@ int store_cache_put(struct store *s, const char *key, const char *verdict,
 }
 
 int store_worker_add(struct store *s, long long *id, const char *name,
-		     const char *caps)
+		     const char *token, const char *caps)
 {
 	int rc = run(s, prep(s,
 			     "INSERT INTO workers(name, caps, registered, "
-			     "last_seen) VALUES(?, ?, ?, ?)",
-			     "ssdd", name, caps, store_time(), store_time()));
+			     "last_seen, token) VALUES(?, ?, ?, ?, ?)",
+			     "ssdds", name, caps, store_time(), store_time(),
+			     token));
 
 	if (!rc)
 		*id = sqlite3_last_insert_rowid(s->db);
@@ -819,6 +826,28 @@ int store_worker_seen(struct store *s, long long id)
 	return sqlite3_changes(s->db) > 0
 		       ? 0
 		       : err_set(ERR_NOTFOUND, "unknown worker %lld", id);
+}
+
+int store_worker_token(struct store *s, long long id, char token[65])
+{
+	sqlite3_stmt *st =
+		prep(s, "SELECT token FROM workers WHERE id = ?", "l", id);
+	int rc;
+
+	token[0] = '\0';
+	if (!st)
+		return ERR_INFRA;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		col_copy(token, 65, st, 0);
+		rc = 0;
+	} else {
+		rc = rc == SQLITE_DONE
+			     ? err_set(ERR_NOTFOUND, "unknown worker %lld", id)
+			     : db_err(s, "read worker");
+	}
+	sqlite3_finalize(st);
+	return rc;
 }
 
 int store_worker_caps(struct store *s, long long id, char **caps)

@@ -173,8 +173,13 @@ int store_cache_get(struct store *s, const char *key, char verdict[8],
 int store_cache_put(struct store *s, const char *key, const char *verdict,
 		    const char *result);
 
+/* token: the SHA-256 (hex) of the worker token that registers it, ""
+ * for bisectctl's own workers */
 int store_worker_add(struct store *s, long long *id, const char *name,
-		     const char *caps);
+		     const char *token, const char *caps);
+/* The token a worker was registered with ("" for none: a worker from
+ * before they were kept); ERR_NOTFOUND for an unknown worker. */
+int store_worker_token(struct store *s, long long id, char token[65]);
 /* Update last_seen; ERR_NOTFOUND for an unknown worker. */
 int store_worker_seen(struct store *s, long long id);
 /* A worker's capabilities (JSON); ERR_NOTFOUND for an unknown id. */

@@ -399,7 +399,8 @@ static int release_words_ok(const char *release, const char *flavour,
 	if (release && (!job_release_ok(release) || !job_flavour_ok(flavour)))
 		return err_set(ERR_INPUT,
 			       "%s takes a release such as 6.1.0-47 and "
-			       "--flavour one such as cloud-amd64",
+			       "--flavour one such as cloud-amd64 (each from "
+			       "a letter or digit)",
 			       opt);
 	return 0;
 }
@@ -2248,12 +2249,13 @@ static int cmd_releases(int argc, char **argv)
 	}
 	if (!ro.continue_verdict && !job_flavour_ok(ro.flavour))
 		return usage_error("--flavour: '%s' is not a flavour such as "
-				   "cloud-amd64",
+				   "cloud-amd64 ([a-z0-9-], from a letter or "
+				   "digit)",
 				   ro.flavour);
 	if (!ro.continue_verdict &&
 	    (!job_release_ok(ro.good) || !job_release_ok(ro.bad)))
 		return usage_error("--good and --bad take releases such as "
-				   "6.1.0-47");
+				   "6.1.0-47 ([0-9.-], from a digit)");
 	if (server && (ro.manual || ro.continue_verdict))
 		return releases_remote_manual(&ro, recipe_name);
 	if (ro.test) {

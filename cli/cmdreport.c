@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The reports of bisectctl's verify and build commands.
+ * The reports of bisectctl's verify and build commands.  In the text,
+ * what came from the tree, the patches or a console (titles, patch
+ * names, uname) is shown with its control characters escaped.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,18 @@
 #include "digest.h"
 #include "error.h"
 #include "util.h"
+
+/* "patch: NAME" for each patch applied, as shown. */
+static void patch_lines(struct buf *text, const char *const *names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		buf_puts(text, "patch: ");
+		buf_put_shown(text, names[i], 0);
+		buf_puts(text, "\n");
+	}
+}
 
 int report_verify(char **json, struct buf *text, const struct verify_report *v)
 {
@@ -31,13 +45,13 @@ int report_verify(char **json, struct buf *text, const struct verify_report *v)
 	json_decref(o);
 	if (!*json)
 		return err_set(ERR_NOMEM, "out of memory");
-	buf_printf(text, "%s: %s\n\nwithout the patches:\n", v->result,
-		   v->reason);
+	buf_printf(text, "%s: ", v->result);
+	buf_put_shown(text, v->reason, 0);
+	buf_puts(text, "\n\nwithout the patches:\n");
 	step_result_text(text, v->base);
 	buf_puts(text, "\nwith the patches:\n");
 	step_result_text(text, v->patched);
-	for (i = 0; i < v->npatches; i++)
-		buf_printf(text, "patch: %s\n", v->patches[i]);
+	patch_lines(text, v->patches, v->npatches);
 	return 0;
 }
 
@@ -95,23 +109,22 @@ int report_build(char **json, struct buf *text, const struct build_report *b)
 		return err_set(ERR_NOMEM, "out of memory");
 	buf_printf(text, "%s: kernel %s (id %s)\n", b->result,
 		   r && r->release ? r->release : "-", b->id);
-	if (*b->smoke->title)
-		buf_printf(text, "smoke test: %s: %s\n",
-			   verdict_name(b->smoke->verdict), b->smoke->title);
-	else
-		buf_printf(text, "smoke test: %s\n",
-			   verdict_name(b->smoke->verdict));
-	if (b->install && b->install->verdict == VERDICT_GOOD)
-		buf_printf(text,
-			   "install test: good: dpkg -i into Debian 12, booted "
-			   "from its disk: uname -r %s (%.0f s)\n",
-			   b->install->uname, b->install->seconds);
-	else if (b->install)
-		buf_printf(text, "install test: %s: %s\n",
-			   verdict_name(b->install->verdict),
-			   b->install->title);
-	for (i = 0; i < b->npatches; i++)
-		buf_printf(text, "patch: %s\n", b->patches[i]);
+	buf_printf(text, "smoke test: %s%s", verdict_name(b->smoke->verdict),
+		   *b->smoke->title ? ": " : "");
+	buf_put_shown(text, b->smoke->title, 0);
+	buf_puts(text, "\n");
+	if (b->install && b->install->verdict == VERDICT_GOOD) {
+		buf_puts(text, "install test: good: dpkg -i into Debian 12, "
+			       "booted from its disk: uname -r ");
+		buf_put_shown(text, b->install->uname, 0);
+		buf_printf(text, " (%.0f s)\n", b->install->seconds);
+	} else if (b->install) {
+		buf_printf(text, "install test: %s: ",
+			   verdict_name(b->install->verdict));
+		buf_put_shown(text, b->install->title, 0);
+		buf_puts(text, "\n");
+	}
+	patch_lines(text, b->patches, b->npatches);
 	for (i = 0; r && i < r->nfiles; i++)
 		buf_printf(text, "  %s/%s\n", b->packages_dir, r->files[i]);
 	if (r && r->nfiles)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "embed.h"
 #include "jobview.h"
 #include "error.h"
@@ -84,8 +85,12 @@ static void progress(struct embed *e, const struct step_result *st)
 	else
 		fprintf(f, "%s check", st->role);
 	fprintf(f, ": %.12s %s", st->hex, verdict_name(st->verdict));
-	if (st->title && *st->title)
-		fprintf(f, " (%s)", st->title);
+	if (st->title && *st->title) {
+		char *title = buf_shown(st->title, 0); /* from a console */
+
+		fprintf(f, " (%s)", title ? title : "");
+		free(title);
+	}
 	if (st->build_cached)
 		fprintf(f, " [kernel from the cache, boot %.1f s]", st->boot_s);
 	else if (st->build_s > 0 || st->boot_s > 0)
@@ -97,10 +102,14 @@ static void progress(struct embed *e, const struct step_result *st)
 		fprintf(f, ", %zu candidate%s left", left,
 			left == 1 ? "" : "s");
 	fputc('\n', f);
-	if (st->config_notes && *st->config_notes)
-		fprintf(f, "%s", st->config_notes);
-	if (st->build_notes && *st->build_notes)
-		fprintf(f, "%s", st->build_notes);
+	for (size_t i = 0; i < 2; i++) {
+		const char *notes = i ? st->build_notes : st->config_notes;
+		char *shown = notes && *notes ? buf_shown(notes, 1) : NULL;
+
+		if (shown)
+			fputs(shown, f);
+		free(shown);
+	}
 	fflush(f);
 }
 
@@ -122,7 +131,7 @@ static void *work(void *arg)
 
 		pthread_mutex_lock(&e->lock);
 		while (!e->ended && !e->fatal) {
-			rc = sched_poll(e->sched, w->id, &assignment);
+			rc = sched_poll(e->sched, "", w->id, &assignment);
 			if (!rc)
 				break;
 			if (rc != ERR_NOTFOUND) {
@@ -157,7 +166,7 @@ static void *work(void *arg)
 		buf_release(&text);
 		pthread_mutex_lock(&e->lock);
 		if (!rc)
-			rc = sched_result(e->sched, a.lease, json,
+			rc = sched_result(e->sched, "", a.lease, json,
 					  strlen(json));
 		if (!rc) {
 			e->bisect_done += !strcmp(st.role, "bisect");
@@ -260,7 +269,7 @@ int embed_run(struct session *s, int *code, const struct embed_opts *o,
 			 i + 1, spec.recipe ? spec.recipe : "");
 		w[i].e = &e;
 		snprintf(w[i].slot, sizeof(w[i].slot), i ? "-%d" : "", i + 1);
-		rc = sched_register(e.sched, caps, strlen(caps), &w[i].id);
+		rc = sched_register(e.sched, "", caps, strlen(caps), &w[i].id);
 		if (rc)
 			goto out;
 	}

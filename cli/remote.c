@@ -51,14 +51,17 @@ static int was_seen(struct follow *f, long long id)
 static void on_step(const struct job_doc_step *st, void *payload)
 {
 	struct follow *f = payload;
+	char *title;
 
 	if (strcmp(st->state, "done") || was_seen(f, st->id))
 		return;
+	title = buf_shown(st->title, 0); /* from a console: no escapes */
 	fprintf(f->progress, "round %d %s: %.12s %s%s%s%s%s\n", st->round,
 		st->role, st->commit, st->verdict, *st->title ? " (" : "",
-		st->title, *st->title ? ")" : "",
+		title ? title : "", *st->title ? ")" : "",
 		st->cached ? " [cached]" : "");
 	fflush(f->progress);
+	free(title);
 }
 
 static int get(const char *server, const char *token, const char *path,

@@ -184,3 +184,38 @@ int buf_put_escaped(struct buf *b, const char *s)
 		}
 	return rc;
 }
+
+int buf_put_shown(struct buf *b, const char *s, int lines)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	int rc = 0;
+
+	for (; *p && !rc; p++) {
+		if (*p == '\t' || (*p == '\n' && lines))
+			rc = buf_put(b, p, 1);
+		else if (*p == '\r')
+			rc = buf_puts(b, "\\r");
+		else if (*p == '\n')
+			rc = buf_puts(b, "\\n");
+		else if (*p < 0x20 || *p == 0x7f)
+			rc = buf_printf(b, "\\x%02x", *p);
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+			/* C1, U+0080 to U+009F in UTF-8: CSI is U+009B */
+			rc = buf_printf(b, "\\u%04x", *++p);
+		else
+			rc = buf_put(b, p, 1);
+	}
+	return rc;
+}
+
+char *buf_shown(const char *s, int lines)
+{
+	struct buf b;
+
+	buf_init(&b, BUF_DEFAULT_MAX);
+	if (buf_put_shown(&b, s, lines)) {
+		buf_release(&b);
+		return NULL;
+	}
+	return buf_detach(&b);
+}

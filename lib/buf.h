@@ -45,6 +45,18 @@ char *buf_detach_text(struct buf *b);
 /* Append s with the characters XML and HTML give meaning to escaped. */
 int buf_put_escaped(struct buf *b, const char *s);
 
+/*
+ * Append s as a text report or a mail shows what came from a repository
+ * or a console (NULL as ""): control characters escaped, \r as "\\r",
+ * \n as "\\n" (kept when lines: text of several lines by design), tab
+ * kept, the others and DEL as "\\x1b", UTF-8's C1 controls as
+ * "\\u009b".  A backslash is kept as it is: text already shown is shown
+ * the same.  buf_shown() returns it as a string (the caller frees it;
+ * NULL when out of memory).
+ */
+int buf_put_shown(struct buf *b, const char *s, int lines);
+char *buf_shown(const char *s, int lines);
+
 /* Read a whole file into b (appending). */
 int buf_read_file(struct buf *b, const char *path);
 /* Append what the descriptor fd gives until its end (name: for errors). */

@@ -16,6 +16,7 @@ enum {
 	ERR_INFRA = -3,	  /* the machine failed us: fork, disk, QEMU */
 	ERR_NOMEM = -4,
 	ERR_NOTFOUND = -5,
+	ERR_DENIED = -6, /* the caller may not: another's worker or lease */
 };
 
 /* Set the last error message and return code, for `return err_set(...)`. */

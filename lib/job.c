@@ -322,12 +322,17 @@ void job_spec_release(struct job_spec *j)
 	memset(j, 0, sizeof(*j));
 }
 
-/* Only what [set] holds, 1 to max bytes. */
+/*
+ * Only what [set] holds, 1 to max bytes, starting with a letter or a
+ * digit: these words become apt-get's and apt-cache's arguments, where
+ * one that starts with '-' would be an option.
+ */
 static int word_of(const char *s, const char *set, size_t max)
 {
 	size_t n = s ? strlen(s) : 0;
 
-	return n && n <= max && strspn(s, set) == n;
+	return n && n <= max && strspn(s, set) == n &&
+	       isalnum((unsigned char)s[0]);
 }
 
 int job_flavour_ok(const char *s)
@@ -384,11 +389,13 @@ static int releases_from(struct job_spec *out)
 	if (!job_flavour_ok(out->flavour))
 		return err_set(ERR_INPUT,
 			       "field 'flavour': '%.40s' is not a "
-			       "flavour such as cloud-amd64",
+			       "flavour such as cloud-amd64 ([a-z0-9-], "
+			       "from a letter or digit)",
 			       out->flavour);
 	if (!job_release_ok(out->bad) || !job_release_ok(out->good[0]))
 		return err_set(ERR_INPUT, "fields 'good' and 'bad' take "
-					  "releases such as 6.1.0-47");
+					  "releases such as 6.1.0-47 ([0-9.-], "
+					  "from a digit)");
 	if (out->commit_recipe && !out->repo)
 		return err_set(ERR_INPUT, "'commit_recipe' is for the commit "
 					  "level, which needs 'repo'");
@@ -479,8 +486,8 @@ static int spec_from(struct job_spec *out, json_t *o)
 		return err_set(ERR_INPUT,
 			       "'base_release' takes a release such as "
 			       "6.1.0-47 and 'flavour' one such as "
-			       "cloud-amd64, for a kernel job with a "
-			       "'recipe'");
+			       "cloud-amd64 (each from a letter or digit), "
+			       "for a kernel job with a 'recipe'");
 	if (out->releases_job < 0 ||
 	    (out->releases_job && strcmp(out->type, "bisect")))
 		return err_set(ERR_INPUT, "'releases_job' is for bisect jobs");
@@ -567,7 +574,7 @@ int job_answer_parse(const char *body, size_t len, char release[25],
 	else if (!job_release_ok(r))
 		rc = err_set(ERR_INPUT,
 			     "field 'release': '%.40s' is not a release "
-			     "such as 6.1.0-47",
+			     "such as 6.1.0-47 ([0-9.-], from a digit)",
 			     r);
 	else if (strcmp(v, "good") && strcmp(v, "bad") && strcmp(v, "skip"))
 		rc = err_set(ERR_INPUT,

@@ -82,7 +82,8 @@ struct job_spec {
 
 /* A releases job's names, as bisectctl releases takes them too: a
  * flavour of [a-z0-9-] ("cloud-amd64") up to 32 bytes, a release of
- * [0-9.-] ("6.1.0-47") up to 24.  1 when s is one. */
+ * [0-9.-] ("6.1.0-47") up to 24, each starting with a letter or digit
+ * (never '-': they are apt-get's arguments).  1 when s is one. */
 int job_flavour_ok(const char *s);
 int job_release_ok(const char *s);
 

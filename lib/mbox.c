@@ -263,6 +263,22 @@ int mbox_apply_patches(struct gu_oid *out, struct gu_repo *r, const char *dir,
 
 /* --- writing ------------------------------------------------------------ */
 
+/* The names of the addresses in list, shown (buf_put_shown()). */
+static void names_shown(InternetAddressList *list)
+{
+	int i, n = internet_address_list_length(list);
+
+	for (i = 0; i < n; i++) {
+		InternetAddress *a = internet_address_list_get_address(list, i);
+		const char *name = internet_address_get_name(a);
+		char *shown = name ? buf_shown(name, 0) : NULL;
+
+		if (shown && strcmp(shown, name))
+			internet_address_set_name(a, shown);
+		free(shown);
+	}
+}
+
 static void add_addresses(InternetAddressList *list, const char *lines)
 {
 	while (lines && *lines) {
@@ -272,6 +288,7 @@ static void add_addresses(InternetAddressList *list, const char *lines)
 			internet_address_list_parse(NULL, one);
 
 		if (parsed) {
+			names_shown(parsed);
 			internet_address_list_append(list, parsed);
 			g_object_unref(parsed);
 		}
@@ -285,20 +302,29 @@ int mail_write(struct buf *out, const struct mail_out *m)
 	GMimeMessage *msg;
 	GMimeTextPart *part;
 	GDateTime *date;
-	char *text;
+	char *text, *subject, *body;
 	int rc;
 
+	/* a control character (a CR of a commit's subject, a terminal's
+	 * escape from a console) never goes into the mail as it is */
+	subject = buf_shown(m->subject, 0);
+	body = buf_shown(m->body, 1);
+	if (!subject || !body) {
+		free(subject);
+		free(body);
+		return err_set(ERR_NOMEM, "out of memory");
+	}
 	pthread_once(&once, init);
 	msg = g_mime_message_new(TRUE);
 	add_addresses(g_mime_message_get_from(msg), m->from);
 	add_addresses(g_mime_message_get_to(msg), m->to);
 	add_addresses(g_mime_message_get_cc(msg), m->cc);
-	g_mime_message_set_subject(msg, m->subject, "utf-8");
+	g_mime_message_set_subject(msg, subject, "utf-8");
 	date = g_date_time_new_from_unix_utc(m->date);
 	g_mime_message_set_date(msg, date);
 	g_date_time_unref(date);
 	part = g_mime_text_part_new_with_subtype("plain");
-	g_mime_text_part_set_text(part, m->body);
+	g_mime_text_part_set_text(part, body);
 	g_mime_part_set_content_encoding(
 		GMIME_PART(part),
 		g_mime_part_get_best_content_encoding(
@@ -309,6 +335,8 @@ int mail_write(struct buf *out, const struct mail_out *m)
 	rc = text ? buf_puts(out, text) : err_set(ERR_NOMEM, "out of memory");
 	g_free(text);
 	g_object_unref(msg);
+	free(subject);
+	free(body);
 	return rc;
 }
 

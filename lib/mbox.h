@@ -62,7 +62,9 @@ struct mail_out {
  * subject with other than ASCII letters as RFC 2047 encoded words, long
  * headers folded, the body as text/plain in UTF-8 (8bit, readable as it
  * is; quoted-printable only for a line too long for SMTP).  An address
- * that does not parse is left out.
+ * that does not parse is left out.  Control characters in the subject,
+ * the addresses and the body (but the body's newlines and tabs) are
+ * shown escaped (buf_put_shown()).
  */
 struct buf;
 int mail_write(struct buf *out, const struct mail_out *m);

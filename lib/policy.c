@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "error.h"
 #include "policy.h"
 #include "util.h"
@@ -18,12 +19,103 @@ static const struct {
 	const char *port;
 } schemes[] = { { "http", "80" }, { "https", "443" }, { "git", "9418" } };
 
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)tolower((unsigned char)c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/*
+ * Every '%' of the n bytes at s begins two hex digits, and none encodes
+ * a control character: ERR_INPUT naming what (a quoted URL) otherwise.
+ */
+static int escapes_ok(const char *s, size_t n, const char *what)
+{
+	const char *p, *end = s + n;
+
+	for (p = memchr(s, '%', n); p;
+	     p = memchr(p + 3, '%', (size_t)(end - p - 3))) {
+		int hi = end - p > 1 ? hexval(p[1]) : -1,
+		    lo = hi >= 0 && end - p > 2 ? hexval(p[2]) : -1;
+
+		if (hi < 0 || lo < 0)
+			return err_set(ERR_INPUT,
+				       "%s has a '%%' that is not followed by "
+				       "two hex digits",
+				       what);
+		if (hi * 16 + lo < 0x20 || hi * 16 + lo == 0x7f)
+			return err_set(ERR_INPUT,
+				       "%s has an encoded control character "
+				       "(%%%c%c)",
+				       what, p[1], p[2]);
+	}
+	return 0;
+}
+
+/*
+ * Path and query (s up to '#') as RFC 3986 normalises them, appended to
+ * b: the percent-encodings of unreserved characters decoded, the others
+ * kept in upper case (escapes_ok() checked them).
+ */
+static int put_normal(struct buf *b, const char *s)
+{
+	static const char unreserved[] = "abcdefghijklmnopqrstuvwxyz"
+					 "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					 "0123456789-._~";
+	int rc = 0;
+
+	for (; !rc && *s && *s != '#'; s++) {
+		char c = *s;
+
+		if (c != '%') {
+			rc = buf_put(b, &c, 1);
+			continue;
+		}
+		c = (char)(hexval(s[1]) * 16 + hexval(s[2]));
+		rc = c && strchr(unreserved, c)
+			     ? buf_put(b, &c, 1)
+			     : buf_printf(b, "%%%02X", (unsigned char)c);
+		s += 2;
+	}
+	return rc;
+}
+
+/*
+ * Whether a normal path has a "." or ".." segment; an encoded '/' or
+ * '\' (which a server may take as one) also ends a segment here.
+ */
+static int dot_segment(const char *path)
+{
+	const char *s = path, *end = path + strcspn(path, "?");
+
+	while (s < end) {
+		size_t seg = 0;
+
+		if (*s == '/')
+			s++;
+		else if (!strncmp(s, "%2F", 3) || !strncmp(s, "%5C", 3))
+			s += 3;
+		while (s + seg < end && s[seg] != '/' &&
+		       strncmp(s + seg, "%2F", 3) && strncmp(s + seg, "%5C", 3))
+			seg++;
+		if ((seg == 1 && s[0] == '.') ||
+		    (seg == 2 && s[0] == '.' && s[1] == '.'))
+			return 1;
+		s += seg;
+	}
+	return 0;
+}
+
 int policy_url_normalise(const char *url, char **out)
 {
 	const char *p, *auth, *path, *colon, *dflt = NULL;
 	size_t slen, alen, i;
 	char scheme[8], host[256];
 	const char *port = "";
+	struct buf b;
+	int rc;
 
 	*out = NULL;
 	for (p = url; *p; p++)
@@ -87,31 +179,30 @@ int policy_url_normalise(const char *url, char **out)
 		return err_set(ERR_INPUT, "URL '%.200s' has a bad host name",
 			       url);
 	{
-		/* no "." or ".." path segment: one URL, one meaning */
-		size_t n = strcspn(path, "?#");
-		const char *s = path;
+		/* (the host has no '%': it was refused above) */
+		char *what = util_fmt("URL '%.200s'", url);
 
-		while (s < path + n) {
-			size_t seg;
-
-			s++;
-			seg = strcspn(s, "/?#");
-			if ((seg == 1 && s[0] == '.') ||
-			    (seg == 2 && s[0] == '.' && s[1] == '.'))
-				return err_set(ERR_INPUT,
-					       "URL '%.200s' has a '.' or '..' "
-					       "segment",
-					       url);
-			s += seg;
-		}
-		*out = util_fmt("%s://%s%s%.*s%.*s", scheme, host,
-				*port ? ":" : "",
-				*port ? (int)strcspn(port, "/?#") : 0, port,
-				(int)strcspn(path, "#"), path);
+		rc = what ? escapes_ok(path, strlen(path), what)
+			  : err_set(ERR_NOMEM, "out of memory");
+		free(what);
+		if (rc)
+			return rc;
 	}
-	if (!*out)
-		return err_set(ERR_NOMEM, "out of memory");
-	return 0;
+	buf_init(&b, strlen(url) + 64);
+	rc = buf_printf(&b, "%s://%s%s%.*s", scheme, host, *port ? ":" : "",
+			*port ? (int)strcspn(port, "/?#") : 0, port);
+	i = b.len; /* where the path begins */
+	if (!rc)
+		rc = put_normal(&b, path);
+	/* no "." or ".." path segment, in any encoding: one URL, one
+	 * meaning */
+	if (!rc && dot_segment(buf_str(&b) + i))
+		rc = err_set(ERR_INPUT,
+			     "URL '%.200s' has a '.' or '..' segment", url);
+	if (!rc && !(*out = buf_detach(&b)))
+		rc = err_set(ERR_NOMEM, "out of memory");
+	buf_release(&b);
+	return rc;
 }
 
 int policy_url_allowed(const char *const *prefixes, const char *url)
@@ -143,23 +234,80 @@ int policy_url_allowed(const char *const *prefixes, const char *url)
 	return 0;
 }
 
-int policy_hook_allowed(const char *const *prefixes, const char *url)
+int policy_hook(const char *const *prefixes, const char *url, char **out)
 {
 	const char *auth = strstr(url, "://"), *at;
 	char *bare, *n = NULL;
-	int ok;
+	size_t ulen;
+	int rc;
 
+	*out = NULL;
 	if (!auth)
-		return 0;
+		return err_set(ERR_INPUT, "'%.200s' is not a URL", url);
 	auth += 3;
 	at = memchr(auth, '@', strcspn(auth, "/?#"));
+	ulen = at ? (size_t)(at - auth) : 0;
+	/* the user and password are the receiver's to check: set aside,
+	 * and never repeated in a message */
 	bare = at ? util_fmt("%.*s%s", (int)(auth - url), url, at + 1)
 		  : strdup(url);
-	ok = bare && !policy_url_normalise(bare, &n) &&
-	     !strncmp(n, "http", 4) && policy_url_allowed(prefixes, n);
+	if (!bare)
+		return err_set(ERR_NOMEM, "out of memory");
+	rc = escapes_ok(auth, ulen, "the user and password of the URL");
+	if (!rc)
+		rc = policy_url_normalise(bare, &n);
+	if (!rc && strncmp(n, "http://", 7) && strncmp(n, "https://", 8))
+		rc = err_set(ERR_INPUT, "a webhook URL is http or https");
+	else if (!rc && !policy_url_allowed(prefixes, n))
+		rc = err_set(ERR_INPUT, "webhooks to this destination are not "
+					"allowed here (setting webhook-urls)");
+	if (!rc) {
+		size_t sl = (size_t)(strstr(n, "://") + 3 - n);
+
+		*out = at ? util_fmt("%.*s%.*s@%s", (int)sl, n, (int)ulen, auth,
+				     n + sl)
+			  : strdup(n);
+		if (!*out)
+			rc = err_set(ERR_NOMEM, "out of memory");
+	}
 	free(bare);
 	free(n);
+	return rc;
+}
+
+int policy_hook_allowed(const char *const *prefixes, const char *url)
+{
+	char *n = NULL;
+	int ok = !policy_hook(prefixes, url, &n);
+
+	free(n);
 	return ok;
+}
+
+int policy_prefixes_check(const char *const *prefixes)
+{
+	size_t i;
+
+	for (i = 0; prefixes && prefixes[i]; i++) {
+		const char *sep = strstr(prefixes[i], "://");
+		char *n = NULL;
+		int rc;
+
+		/* "scheme://" alone: a whole scheme, which must be one */
+		if (sep && !sep[3]) {
+			char *probe = util_fmt("%sx", prefixes[i]);
+
+			rc = probe ? policy_url_normalise(probe, &n)
+				   : err_set(ERR_NOMEM, "out of memory");
+			free(probe);
+		} else {
+			rc = policy_url_normalise(prefixes[i], &n);
+		}
+		free(n);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 /*

@@ -241,8 +241,10 @@ json_t *step_result_json(const struct step_result *st)
 
 void step_result_text(struct buf *text, const struct step_result *st)
 {
-	buf_printf(text, "%s %s%s%s\n", st->hex, verdict_name(st->verdict),
-		   *st->title ? ": " : "", st->title);
+	buf_printf(text, "%s %s%s", st->hex, verdict_name(st->verdict),
+		   *st->title ? ": " : "");
+	buf_put_shown(text, st->title, 0);
+	buf_puts(text, "\n");
 	if (st->build_cached)
 		buf_printf(text,
 			   "kernel from the cache, boot %.1f s (%d run(s), "
@@ -256,12 +258,20 @@ void step_result_text(struct buf *text, const struct step_result *st)
 			   st->boot_s, st->runs, st->runs_failed);
 	if (*st->image_sha256)
 		buf_printf(text, "image sha256: %s\n", st->image_sha256);
-	if (st->build_log)
-		buf_printf(text, "build log: %s\n", st->build_log);
-	if (st->console_log)
-		buf_printf(text, "console:   %s\n", st->console_log);
-	if (*st->excerpt)
-		buf_printf(text, "\n%s", st->excerpt);
+	if (st->build_log) {
+		buf_puts(text, "build log: ");
+		buf_put_shown(text, st->build_log, 0);
+		buf_puts(text, "\n");
+	}
+	if (st->console_log) {
+		buf_puts(text, "console:   ");
+		buf_put_shown(text, st->console_log, 0);
+		buf_puts(text, "\n");
+	}
+	if (*st->excerpt) {
+		buf_puts(text, "\n");
+		buf_put_shown(text, st->excerpt, 1);
+	}
 }
 
 int step_result_dump(char **json, struct buf *text,
@@ -351,9 +361,10 @@ int step_result_parse(struct step_result *st, const char *json)
 	return 0;
 }
 
-int step_result_check(const char *body, size_t len, char verdict[8])
+int step_result_check(const char *body, size_t len, const char *commit,
+		      char verdict[8])
 {
-	json_t *o = load(body, len, "step result", "a step result"), *v, *t;
+	json_t *o = load(body, len, "step result", "a step result"), *v, *t, *c;
 	enum verdict vd;
 	int rc = 0;
 
@@ -361,6 +372,7 @@ int step_result_check(const char *body, size_t len, char verdict[8])
 		return ERR_INPUT;
 	v = json_object_get(o, "verdict");
 	t = json_object_get(o, "title");
+	c = json_object_get(o, "commit");
 	vd = json_is_string(v) ? verdict_parse(json_string_value(v))
 			       : VERDICT_NONE;
 	if (vd == VERDICT_NONE)
@@ -368,6 +380,13 @@ int step_result_check(const char *body, size_t len, char verdict[8])
 					"skip or infra");
 	else if (t && !json_is_string(t))
 		rc = err_set(ERR_INPUT, "field 'title' must be a string");
+	else if (c && !json_is_string(c))
+		rc = err_set(ERR_INPUT, "field 'commit' must be a string");
+	else if (c && commit && strcmp(json_string_value(c), commit))
+		rc = err_set(ERR_INPUT,
+			     "field 'commit': the result is for %.40s, but "
+			     "its lease is for a step of %s",
+			     json_string_value(c), commit);
 	else
 		snprintf(verdict, 8, "%s", verdict_name(vd));
 	json_decref(o);

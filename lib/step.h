@@ -79,7 +79,9 @@ struct step_result {
 void step_result_release(struct step_result *st);
 
 /* A result as JSON (indented; the caller frees it), and as a few lines
- * of text for a person appended to text (may be NULL). */
+ * of text for a person appended to text (may be NULL), where the title,
+ * the excerpt and the paths are shown with their control characters
+ * escaped (buf_put_shown()). */
 int step_result_dump(char **json, struct buf *text,
 		     const struct step_result *st);
 /* Set a build's patches, by name, in the order applied. */
@@ -93,9 +95,12 @@ int step_result_parse(struct step_result *st, const char *json);
 
 /*
  * Check a result that a worker sent: an object of this wire version with
- * a known verdict and a string title; the verdict is copied out.
+ * a known verdict and a string title, about commit (the step's: a
+ * "commit" it names must be that one; NULL: not checked); the verdict
+ * is copied out.
  */
-int step_result_check(const char *body, size_t len, char verdict[8]);
+int step_result_check(const char *body, size_t len, const char *commit,
+		      char verdict[8]);
 
 /*
  * The result cache keeps observations, not one verdict: the runs of every

@@ -623,8 +623,11 @@ again:
 		backoff = 1;
 		if (status == 204)
 			continue;
-		if (status == 404)
-			goto again; /* the coordinator forgot us: register */
+		/* the coordinator forgot us, or knows this number as
+		 * another token's worker (its state was made anew): we
+		 * register again */
+		if (status == 404 || status == 403)
+			goto again;
 		if (status != 200) {
 			log_info("poll: HTTP %ld: %s", status, buf_str(&out));
 			if (status == 401)

@@ -34,6 +34,7 @@
 #include "error.h"
 #include "gitutil.h"
 #include "initramfs.h"
+#include "job.h"
 #include "releases.h"
 #include "util.h"
 
@@ -63,6 +64,28 @@ struct rel_state {
 	struct release *waiting;
 	char why[160]; /* why there is no first bad release */
 };
+
+/*
+ * The flavour and the releases that become APT's arguments: words of
+ * job.h's rule (never starting with '-'), whoever called.
+ */
+static int words_ok(const char *flavour, const char *const *rels, size_t n)
+{
+	size_t i;
+
+	if (!job_flavour_ok(flavour))
+		return err_set(ERR_INPUT,
+			       "'%.40s' is not a flavour such as cloud-amd64 "
+			       "([a-z0-9-], from a letter or digit)",
+			       flavour ? flavour : "");
+	for (i = 0; i < n; i++)
+		if (!job_release_ok(rels[i]))
+			return err_set(ERR_INPUT,
+				       "'%.40s' is not a release such as "
+				       "6.1.0-47 ([0-9.-], from a digit)",
+				       rels[i] ? rels[i] : "");
+	return 0;
+}
 
 /* Run argv with its output to log (in the output directory); 0 if exit 0. */
 static int run_tool(const char *const *argv, const char *cwd, const char *log)
@@ -1847,6 +1870,8 @@ int releases_package(const char *cache, const char *flavour, const char *abi,
 	int rc;
 
 	*deb = NULL;
+	if ((rc = words_ok(flavour, &abi, 1)))
+		return rc;
 	st.dir = util_fmt("%s/releases", cache);
 	rc = st.dir ? util_mkdir_p(st.dir)
 		    : err_set(ERR_NOMEM, "out of memory");
@@ -1892,6 +1917,12 @@ int releases_bisect(const struct releases_opts *o_in, int *found)
 			rc = err_set(ERR_NOMEM, "out of memory");
 		else if (o->answers)
 			rc = parse_answers(st.marks, o->answers);
+	}
+	if (!rc) {
+		/* as given, or as a --continue's state file says */
+		const char *rels[] = { o->good, o->bad };
+
+		rc = words_ok(o->flavour, rels, 2);
 	}
 	if (!rc)
 		rc = list_releases(&st);

@@ -821,6 +821,9 @@ int steprun_assignment(struct step_result *st, const struct step_assignment *a,
 		rc = run_assignment(st, a, env, repo, &oid);
 	gu_close(repo);
 done:
+	/* the result names the step's commit, as bisectd checks (a build's
+	 * patched commit is one of its work directory's own) */
+	snprintf(st->hex, sizeof(st->hex), "%s", a->commit);
 	st->seconds = util_now() - t0;
 	if (rc == ERR_NOMEM)
 		return rc;

@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 2: {
 		char verdict[8];
 
-		rc = step_result_check(body, len, verdict);
+		rc = step_result_check(body, len, NULL, verdict);
 		break;
 	}
 	case 3: {

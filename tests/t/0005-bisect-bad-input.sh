@@ -40,6 +40,19 @@ expect_exit 2 "test --base-release that is not a release" \
 	"$BISECTCTL" test --repo "$repo" --commit "$GOOD" --recipe tiny \
 	--base-release v6.1 --flavour cloud-amd64
 one_line_error "--base-release takes a release such as 6.1.0-47 and --flavour one such as cloud-amd64"
+# releases and flavours reach apt-get as arguments: never an option
+expect_exit 2 "bisect --flavour that starts with '-'" bisect --recipe tiny \
+	--base-release 6.1.0-47 --flavour -amd64
+one_line_error "--base-release takes a release such as 6.1.0-47 and --flavour one such as cloud-amd64 (each from a letter or digit)"
+expect_exit 2 "config --release that starts with '-'" \
+	"$BISECTCTL" config --release --1 --flavour cloud-amd64
+one_line_error "--release takes a release such as 6.1.0-47"
+expect_exit 2 "releases --good that starts with '-'" "$BISECTCTL" releases \
+	--flavour cloud-amd64 --good --1 --bad 6.1.0-57
+one_line_error "--good and --bad take releases such as 6.1.0-47 (\[0-9.-\], from a digit)"
+expect_exit 2 "releases --flavour that starts with '-'" "$BISECTCTL" releases \
+	--flavour -amd64 --good 6.1.0-47 --bad 6.1.0-57
+one_line_error "--flavour: '-amd64' is not a flavour such as cloud-amd64"
 expect_exit 2 "build --format bogus" "$BISECTCTL" build --repo "$repo" \
 	--commit "$GOOD" --recipe tiny --format bogus
 one_line_error "unknown package format 'bogus': deb or rpm"

@@ -19,6 +19,10 @@ HOOK_URLS="$HOOK_URLS http://127.0.0.1:9/"
 expect_exit 2 "bisectd with a --mail-from that is not an address" \
 	"$BISECTD" --state "$STATE" --mail-from "bisectd at example.org"
 one_line_error "^bisectd: --mail-from: 'bisectd at example.org' is not one mail address"
+expect_exit 2 "bisectd with a webhook-urls prefix that has no normal form" \
+	timeout 20 "$BISECTD" --state "$STATE" --port 0 \
+	--webhook-urls "http://127.0.0.1:9/%2e%2e/"
+one_line_error "^bisectd: webhook-urls: URL 'http://127.0.0.1:9/%2e%2e/' has a '.' or '..' segment"
 start_bisectd --mail-from "Kernel CI, Lab <lab@example.org>"
 check "bisectd is up" [ "$(api GET health)" = 200 ]
 touch "$SCRATCH/marker"
@@ -135,6 +139,11 @@ for dest in "http://127.0.0.1:$(free_port)/hook" "http://127.0.0.1/hook" \
 	check "a webhook to $dest (not in webhook-urls): 422 ($code)" \
 		'[ "$code" = 422 ] && grep -q "setting webhook-urls" "$SCRATCH/body"'
 done
+# compared as RFC 3986 normalises it: %2e%2e is a ".." segment
+code=$(api POST jobs "$(bisect_job "$repo" "$GOOD" "$BAD" true \
+	"{callback: \"$hook/%2e%2e/admin\"}")" "$STOKEN")
+check "a webhook under webhook-urls that climbs out with %2e%2e: 422 ($code)" \
+	'[ "$code" = 422 ] && jq -e ".error | test(\"callback.*segment\")" "$SCRATCH/body" > /dev/null'
 code=$(api POST jobs "$(bisect_job "$repo" "$GOOD" "$BAD" true \
 	'{callback_secret: "k"}')" "$STOKEN")
 check "a callback_secret without a callback: 422 ($code)" [ "$code" = 422 ]

@@ -94,6 +94,8 @@ refused "a host or port not in repo-urls" \
 refused "https to a host not in repo-urls" "https://127.0.0.1/repo.git" "setting repo-urls"
 refused "a URL that climbs with .." \
 	"git://127.0.0.1:$gport/x/../repo.git" "'..' segment"
+refused "a URL that climbs with %2e%2e" \
+	"git://127.0.0.1:$gport/x/%2e%2e/repo.git" "'..' segment"
 refused "a path outside the roots" "$outside/repo.git" "not under the allowed roots"
 refused "a path that does not exist outside the roots (nothing told)" \
 	"/etc/no-such-repository" "not under the allowed roots"

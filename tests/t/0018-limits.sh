@@ -43,6 +43,39 @@ check "a heartbeat for it: 410" \
 check "and the submit token cannot speak for a worker at all: 401" \
 	[ "$(api POST "leases/$fake/result" '{"verdict":"good"}' "$STOKEN")" = 401 ]
 
+# a worker is who its token says: another worker token neither polls for
+# it nor speaks for the lease it was given
+stranger=$("$BISECTD" --state "$STATE" token add worker stranger)
+api POST workers '{"name":"mine","run":true}' "$WTOKEN" > /dev/null
+wid=$(jq -r .id "$SCRATCH/body")
+code=$(api POST "workers/$wid/poll" "" "$stranger")
+check "another worker token polls for worker $wid: 403 ($(cat "$SCRATCH/body"))" \
+	'[ "$code" = 403 ] && jq -e ".error | test(\"another worker token\")" "$SCRATCH/body" > /dev/null'
+code=$(api POST "workers/$wid/poll" "" "$WTOKEN")
+lease=$(jq -r .lease "$SCRATCH/body")
+commit=$(jq -r .commit "$SCRATCH/body")
+check "the worker's own token polls and is given a step ($code)" \
+	'[ "$code" = 200 ] && [ "${#lease}" = 32 ]'
+result="{\"v\":1,\"commit\":\"$commit\",\"verdict\":\"good\",\"title\":\"\"}"
+check "a heartbeat for its lease under another worker token: 403" \
+	[ "$(api POST "leases/$lease/heartbeat" "" "$stranger")" = 403 ]
+check "an upload for it: 403" \
+	[ "$(curl -s -o "$SCRATCH/body" -w '%{http_code}' -X PUT \
+		-H "Authorization: Bearer $stranger" \
+		-H "X-Content-SHA256: $(printf x | sha256sum | cut -d' ' -f1)" \
+		--data-binary x "$URL/api/v1/leases/$lease/artifacts/x.log")" = 403 ]
+check "a result for it: 403" \
+	[ "$(api POST "leases/$lease/result" "$result" "$stranger")" = 403 ]
+check "the lease is still the worker's: its heartbeat 200" \
+	[ "$(api POST "leases/$lease/heartbeat" "" "$WTOKEN")" = 200 ]
+# and a result is about the commit of its step, no other
+other=$(echo "$result" | jq -c --arg c "$([ "$commit" = "$GOOD" ] && echo "$BAD" || echo "$GOOD")" '.commit = $c')
+code=$(api POST "leases/$lease/result" "$other" "$WTOKEN")
+check "its worker's result naming another commit: 422 ($(cat "$SCRATCH/body"))" \
+	'[ "$code" = 422 ] && jq -e ".error | test(\"commit\")" "$SCRATCH/body" > /dev/null'
+check "and its result is taken: 200" \
+	[ "$(api POST "leases/$lease/result" "$result" "$WTOKEN")" = 200 ]
+
 # --- names ------------------------------------------------------------------
 for field in bad recipe repo; do
 	bad=$(echo "$req" | jq -c --arg f "$field" '.[$f] = "a\u0001b"')

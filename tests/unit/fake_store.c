@@ -19,6 +19,7 @@ double fake_store_now = 1e9;
 
 struct worker {
 	long long id;
+	char token[65];
 	char *caps;
 	double last_seen;
 };
@@ -460,7 +461,7 @@ int store_cache_put(struct store *s, const char *key, const char *verdict,
 }
 
 int store_worker_add(struct store *s, long long *id, const char *name,
-		     const char *caps)
+		     const char *token, const char *caps)
 {
 	struct worker *w = grow(&s->workers, &s->nworkers, sizeof(*w));
 
@@ -468,6 +469,7 @@ int store_worker_add(struct store *s, long long *id, const char *name,
 	if (!w)
 		return err_set(ERR_NOMEM, "out of memory");
 	w->id = *id = (long long)s->nworkers;
+	snprintf(w->token, sizeof(w->token), "%s", token ? token : "");
 	w->caps = dup(caps);
 	w->last_seen = store_time();
 	return 0;
@@ -478,6 +480,15 @@ int store_worker_seen(struct store *s, long long id)
 	if (id < 1 || (size_t)id > s->nworkers)
 		return err_set(ERR_NOTFOUND, "unknown worker %lld", id);
 	s->workers[id - 1].last_seen = store_time();
+	return 0;
+}
+
+int store_worker_token(struct store *s, long long id, char token[65])
+{
+	token[0] = '\0';
+	if (id < 1 || (size_t)id > s->nworkers)
+		return err_set(ERR_NOTFOUND, "unknown worker %lld", id);
+	snprintf(token, 65, "%s", s->workers[id - 1].token);
 	return 0;
 }
 

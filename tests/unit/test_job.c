@@ -204,6 +204,51 @@ static void test_job__releases(void **state)
 	refused("{\"type\":\"release\"}", "\"releases\"");
 }
 
+/*
+ * Releases, ABIs and flavours become apt-get's and apt-cache's
+ * arguments: each starts with a letter or digit, never with '-', in
+ * every field that names one.
+ */
+static void test_job__release_words_are_not_options(void **state)
+{
+	char release[25], verdict[5];
+	static const char answer[] =
+		"{\"release\":\"-6.1.0-52\",\"verdict\":\"bad\"}";
+
+	(void)state;
+	assert_true(job_flavour_ok("cloud-amd64"));
+	assert_true(job_flavour_ok("amd64"));
+	assert_true(job_flavour_ok("6"));
+	assert_false(job_flavour_ok("-amd64"));
+	assert_false(job_flavour_ok("--help"));
+	assert_false(job_flavour_ok("-"));
+	assert_true(job_release_ok("6.1.0-47"));
+	assert_false(job_release_ok("--1"));
+	assert_false(job_release_ok("-6.1.0-47"));
+	assert_false(job_release_ok(".1"));
+	refused("{\"type\":\"releases\",\"flavour\":\"cloud-amd64\","
+		"\"good\":[\"--1\"],\"bad\":\"6.1.0-57\"}",
+		"releases such as 6.1.0-47");
+	refused("{\"type\":\"releases\",\"flavour\":\"cloud-amd64\","
+		"\"good\":[\"6.1.0-47\"],\"bad\":\"-6.1.0-57\"}",
+		"releases such as 6.1.0-47");
+	refused("{\"type\":\"releases\",\"flavour\":\"-amd64\","
+		"\"good\":[\"6.1.0-47\"],\"bad\":\"6.1.0-57\"}",
+		"field 'flavour': '-amd64' is not a flavour");
+	refused("{\"type\":\"test\",\"repo\":\"/r\",\"commit\":\"c\","
+		"\"recipe\":\"tiny\",\"base_release\":\"--1\","
+		"\"flavour\":\"cloud-amd64\"}",
+		"'base_release' takes a release such as 6.1.0-47");
+	refused("{\"type\":\"bisect\",\"repo\":\"/r\",\"good\":[\"a\"],"
+		"\"bad\":\"b\",\"recipe\":\"tiny\","
+		"\"base_release\":\"6.1.0-47\",\"flavour\":\"-amd64\"}",
+		"'flavour' one such as cloud-amd64");
+	assert_int_equal(
+		job_answer_parse(answer, sizeof(answer) - 1, release, verdict),
+		ERR_INPUT);
+	assert_non_null(strstr(err_last(), "is not a release"));
+}
+
 /* json parsed, dumped and parsed again into back. */
 static void round_trip(struct job_spec *back, const char *json)
 {
@@ -323,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_job__kernel_bisections_have_a_confidence),
 		cmocka_unit_test(test_job__network_is_for_commands),
 		cmocka_unit_test(test_job__releases),
+		cmocka_unit_test(test_job__release_words_are_not_options),
 		cmocka_unit_test(test_job__commit_level),
 		cmocka_unit_test(test_job__manual_releases),
 	};

@@ -3,7 +3,8 @@
  * Unit tests of patch series from mail (lib/mbox.c): an mbox split into
  * its patches in [PATCH n/m] order, the cover letter left out,
  * quoted-printable and base64 bodies decoded, and the tree made by
- * applying them the same as git am's (tests/fixtures/mkmbox.sh).
+ * applying them the same as git am's (tests/fixtures/mkmbox.sh); and
+ * mail written with its control characters shown escaped.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -307,6 +308,47 @@ static void test_mbox__one_from_address(void **state)
 					"mail address (Name <user@host>)");
 }
 
+/*
+ * A mail shows a control character escaped wherever it came from (a
+ * commit's subject, a console's escape sequences, a name in
+ * MAINTAINERS): none is written as it is, but the body's newlines and
+ * tabs.
+ */
+static void test_mbox__mail_shows_control_characters(void **state)
+{
+	const struct mail_out m = {
+		.from = "bisectd <bisectd@localhost>",
+		.to = "Eve\rMallory <eve@example.org>",
+		.cc = "",
+		.subject = "[REGRESSION] crash\r\x1b[31mred\x1b[0m",
+		.body = "    crash\r\x1b[31mred\x1b[0m\n\tline\x07 "
+			"two\xc2\x9b"
+			"2J\n",
+		.date = 0,
+	};
+	struct buf out;
+	const char *p;
+
+	(void)state;
+	buf_init(&out, 0);
+	assert_int_equal(mail_write(&out, &m), 0);
+	for (p = buf_str(&out); *p; p++)
+		if ((unsigned char)*p < 0x20 && *p != '\n' && *p != '\t')
+			fail_msg("a raw control character 0x%02x at '%.20s'",
+				 (unsigned char)*p, p);
+	assert_non_null(strstr(buf_str(&out),
+			       "[REGRESSION] crash\\r\\x1b[31mred"
+			       "\\x1b[0m"));
+	assert_non_null(strstr(buf_str(&out),
+			       "\n    crash\\r\\x1b[31mred\\x1b[0m\n"
+			       "\tline\\x07 two\\u009b2J\n"));
+	/* the name quoted as RFC 5322 wants it: the recipient stays */
+	assert_non_null(strstr(buf_str(&out),
+			       "To: \"Eve\\\\rMallory\" <eve@example.org>\n"));
+	assert_null(strstr(buf_str(&out), "\xc2\x9b"));
+	buf_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -315,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_mbox__a_cover_letter_alone_is_refused),
 		cmocka_unit_test(test_mbox__the_same_tree_as_git_am),
 		cmocka_unit_test(test_mbox__one_from_address),
+		cmocka_unit_test(test_mbox__mail_shows_control_characters),
 		cmocka_unit_test(test_mbox__plain_diffs_make_and_delete_files),
 	};
 

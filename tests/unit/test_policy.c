@@ -72,6 +72,42 @@ static void test_policy__refusals(void **state)
 	refused("https://example.org/a\nb", "control");
 }
 
+/*
+ * Percent-encodings as RFC 3986 normalises them: unreserved characters
+ * decoded, the others kept in upper case; "." and ".." segments refused
+ * in any encoding, encoded controls and broken encodings too.
+ */
+static void test_policy__percent_encodings(void **state)
+{
+	(void)state;
+	normal("https://Host/%7euser/%61b%2dc%5F.git",
+	       "https://host/~user/ab-c_.git");
+	normal("https://host/a%2fb%3f?q=%2e%2e&r=%7E#%41",
+	       "https://host/a%2Fb%3F?q=..&r=~");
+	normal("https://host/caf%c3%a9/x%25y", "https://host/caf%C3%A9/x%25y");
+	/* a normal form is its own */
+	normal("https://host/a%2Fb%3F?q=..&r=~",
+	       "https://host/a%2Fb%3F?q=..&r=~");
+	normal("https://host/a..b/.c/d.", "https://host/a..b/.c/d.");
+	refused("https://host/a/%2e%2e/x.git", "'..' segment");
+	refused("http://127.0.0.1:8080/hooks/%2e%2e/admin", "'..' segment");
+	refused("https://host/a/%2E%2E", "'..' segment");
+	refused("https://host/a/.%2e/x", "'..' segment");
+	refused("https://host/a/%2e/x", "'.' or '..' segment");
+	refused("https://host/a/%2e%2e%2fetc", "'..' segment");
+	refused("https://host/a/..%5Cx", "'..' segment");
+	refused("https://host/a/%2e%2e?x", "'..' segment");
+	refused("https://host/a%00b", "encoded control character (%00)");
+	refused("https://host/a%0d%0aX-Evil:%201", "encoded control");
+	refused("https://host/a%1F", "encoded control");
+	refused("https://host/a%7f", "encoded control");
+	refused("https://host/a?q=%0a", "encoded control");
+	refused("https://host/a#%0a", "encoded control");
+	refused("https://host/a%zz", "two hex digits");
+	refused("https://host/a%4", "two hex digits");
+	refused("https://host/a%", "two hex digits");
+}
+
 static int allowed(const char *prefix, const char *url)
 {
 	const char *const p[] = { prefix, NULL };
@@ -112,6 +148,72 @@ static void test_policy__prefixes(void **state)
 
 		assert_false(policy_url_allowed(none, "https://x.example/"));
 	}
+	/* prefixes and URLs compare in their normal forms */
+	assert_true(allowed("http://127.0.0.1:8080/hooks/",
+			    "http://127.0.0.1:8080/hooks/%61"));
+	assert_true(allowed("https://h.example/%7Euser/",
+			    "https://h.example/~user/r.git"));
+	assert_false(
+		allowed("https://h.example/pub/", "https://h.example/pub%2Fx"));
+	assert_false(
+		allowed("https://h.example/pub", "https://h.example/pub%2Fx"));
+}
+
+static void test_policy__webhooks(void **state)
+{
+	const char *const hooks[] = { "http://127.0.0.1:8080/hooks/", NULL };
+	char *out = NULL;
+
+	(void)state;
+	assert_true(
+		policy_hook_allowed(hooks, "http://127.0.0.1:8080/hooks/a"));
+	assert_false(policy_hook_allowed(
+		hooks, "http://127.0.0.1:8080/hooks/%2e%2e/admin"));
+	assert_int_equal(policy_hook(hooks,
+				     "http://127.0.0.1:8080/hooks/%2e%2e/admin",
+				     &out),
+			 ERR_INPUT);
+	assert_null(out);
+	assert_non_null(strstr(err_last(), "'..' segment"));
+	assert_int_equal(
+		policy_hook(hooks, "http://127.0.0.1:8080/admin", &out),
+		ERR_INPUT);
+	assert_non_null(strstr(err_last(), "setting webhook-urls"));
+	assert_int_equal(
+		policy_hook(hooks, "git://127.0.0.1:8080/hooks/a", &out),
+		ERR_INPUT);
+	/* delivered to the normal form, its user and password kept */
+	assert_int_equal(policy_hook(hooks,
+				     "HTTP://u:p%40ss@127.0.0.1:8080/hooks/"
+				     "%61#x",
+				     &out),
+			 0);
+	assert_string_equal(out, "http://u:p%40ss@127.0.0.1:8080/hooks/a");
+	free(out);
+	/* whose encoded controls are refused too, never repeated */
+	assert_int_equal(
+		policy_hook(hooks, "http://u:se%0acret@127.0.0.1:8080/hooks/a",
+			    &out),
+		ERR_INPUT);
+	assert_non_null(strstr(err_last(), "encoded control"));
+	assert_null(strstr(err_last(), "cret"));
+}
+
+static void test_policy__prefix_settings(void **state)
+{
+	const char *const good[] = { "https://", "git://",
+				     "http://127.0.0.1:8080/hooks/",
+				     "https://h.example/%7Euser/", NULL };
+	const char *const dots[] = { "https://", "http://h.example/%2e%2e/",
+				     NULL };
+	const char *const scheme[] = { "ftp://", NULL };
+
+	(void)state;
+	assert_int_equal(policy_prefixes_check(good), 0);
+	assert_int_equal(policy_prefixes_check(dots), ERR_INPUT);
+	assert_non_null(strstr(err_last(), "'..' segment"));
+	assert_int_equal(policy_prefixes_check(scheme), ERR_INPUT);
+	assert_non_null(strstr(err_last(), "scheme 'ftp'"));
 }
 
 static void test_policy__roots(void **state)
@@ -174,6 +276,12 @@ static void test_policy__roots(void **state)
 		policy_repo(urls, roots, "HTTPS://Example.org/r", &out), 0);
 	assert_string_equal(out, "https://example.org/r");
 	free(out);
+	assert_int_equal(policy_repo(urls, roots,
+				     "https://example.org/a/%2e%2e/x.git",
+				     &out),
+			 ERR_INPUT);
+	assert_non_null(strstr(err_last(), "'..' segment"));
+	assert_null(out);
 	assert_int_equal(policy_repo(urls, roots, "git://example.org/r", &out),
 			 ERR_INPUT);
 	assert_non_null(strstr(err_last(), "repo-urls"));
@@ -191,7 +299,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_policy__normal_form),
 		cmocka_unit_test(test_policy__refusals),
+		cmocka_unit_test(test_policy__percent_encodings),
 		cmocka_unit_test(test_policy__prefixes),
+		cmocka_unit_test(test_policy__webhooks),
+		cmocka_unit_test(test_policy__prefix_settings),
 		cmocka_unit_test(test_policy__roots),
 	};
 

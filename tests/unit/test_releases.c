@@ -3,19 +3,23 @@
  * Unit tests of the linear bisection that releases and Debian's
  * patches share (worker/releases.c, releases_linear): the first bad
  * candidate with and without a confidence, a bad end that does not
- * fail or does not boot, and candidates that cannot be told apart.
+ * fail or does not boot, and candidates that cannot be told apart;
+ * and the words that reach APT.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "error.h"
 #include "releases.h"
+#include "util.h"
 
 /* candidates newest first: bad from 0 to first_bad, skipped in skip */
 struct fake {
@@ -125,12 +129,50 @@ static void test_releases__skips_that_leave_no_answer(void **state)
 				    "or no run can decide");
 }
 
+/*
+ * A flavour or a release that would be an option to APT is refused
+ * before APT runs, whoever calls.
+ */
+static void test_releases__words_that_would_be_options(void **state)
+{
+	char dir[] = "/tmp/test-releases.XXXXXX", *deb = NULL, *out;
+	struct releases_opts o = { .flavour = "cloud-amd64",
+				   .good = "--1",
+				   .bad = "6.1.0-57",
+				   .cache = dir };
+	int found = 1;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	out = util_fmt("%s/out", dir);
+	o.out_dir = out;
+	assert_int_equal(releases_package(dir, "-amd64", "6.1.0-47", out, &deb),
+			 ERR_INPUT);
+	assert_non_null(strstr(err_last(), "'-amd64' is not a flavour"));
+	assert_null(deb);
+	assert_int_equal(releases_package(dir, "cloud-amd64", "--1", out, &deb),
+			 ERR_INPUT);
+	assert_non_null(strstr(err_last(), "'--1' is not a release"));
+	assert_int_equal(releases_bisect(&o, &found), ERR_INPUT);
+	assert_non_null(strstr(err_last(), "'--1' is not a release"));
+	assert_int_equal(found, 0);
+	o.good = "6.1.0-47";
+	o.flavour = "-amd64";
+	assert_int_equal(releases_bisect(&o, &found), ERR_INPUT);
+	assert_non_null(strstr(err_last(), "is not a flavour"));
+	/* nothing ran: APT's logs would be in out */
+	assert_int_equal(access(out, F_OK), -1);
+	util_remove_tree(dir);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_releases__the_first_bad_one),
 		cmocka_unit_test(test_releases__a_bad_end_that_does_not_fail),
 		cmocka_unit_test(test_releases__skips_that_leave_no_answer),
+		cmocka_unit_test(test_releases__words_that_would_be_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -87,12 +87,24 @@ static void close_sched(struct fixture *fx)
 	store_close(fx->store);
 }
 
-static long long worker(struct fixture *fx, const char *caps)
+/* The worker token that the tests' workers register and call with (for
+ * bisectd, a token's SHA-256 in hex), and another one. */
+#define ME "1111111111111111"
+#define OTHER "2222222222222222"
+
+static long long worker_of(struct fixture *fx, const char *token,
+			   const char *caps)
 {
 	long long id = 0;
 
-	assert_int_equal(sched_register(fx->s, caps, strlen(caps), &id), 0);
+	assert_int_equal(sched_register(fx->s, token, caps, strlen(caps), &id),
+			 0);
 	return id;
+}
+
+static long long worker(struct fixture *fx, const char *caps)
+{
+	return worker_of(fx, ME, caps);
 }
 
 static long long submit(struct fixture *fx, const char *extra)
@@ -114,7 +126,7 @@ static long long submit(struct fixture *fx, const char *extra)
 static int poll(struct fixture *fx, long long w, struct step_assignment *a)
 {
 	char *json = NULL;
-	int rc = sched_poll(fx->s, w, &json);
+	int rc = sched_poll(fx->s, ME, w, &json);
 
 	if (rc == ERR_NOTFOUND)
 		return 0;
@@ -145,7 +157,7 @@ static int answer(struct fixture *fx, const struct step_assignment *a)
 	char *body = util_fmt("{\"v\":1,\"commit\":\"%s\",\"verdict\":\"%s\","
 			      "\"title\":\"\"}",
 			      a->commit, verdict_at(a->commit));
-	int rc = sched_result(fx->s, a->lease, body, strlen(body));
+	int rc = sched_result(fx->s, ME, a->lease, body, strlen(body));
 
 	free(body);
 	return rc;
@@ -297,7 +309,8 @@ static void test_sched__the_cache_keeps_every_run(void **state)
 			"{\"verdict\":\"good\",\"title\":\"\"},"
 			"{\"verdict\":\"bad\",\"title\":\"exit status 1\"}]}",
 			a.commit);
-	assert_int_equal(sched_result(fx.s, a.lease, body, strlen(body)), 0);
+	assert_int_equal(sched_result(fx.s, ME, a.lease, body, strlen(body)),
+			 0);
 	free(body);
 	job_spec_release(&a.spec);
 	/* a later job of two runs is answered by all three */
@@ -326,15 +339,15 @@ static void test_sched__an_expired_lease_is_given_again(void **state)
 	assert_int_equal(poll(&fx, v, &b), 0); /* one step at a time */
 	/* a heartbeat within the lease keeps it past its first end */
 	fake_store_now += 50;
-	assert_int_equal(sched_heartbeat(fx.s, a.lease), 0);
+	assert_int_equal(sched_heartbeat(fx.s, ME, a.lease), 0);
 	fake_store_now += 50;
 	assert_int_equal(sched_tick_all(fx.s), 0);
 	assert_int_equal(poll(&fx, v, &b), 0);
-	assert_int_equal(sched_heartbeat(fx.s, a.lease), 0);
+	assert_int_equal(sched_heartbeat(fx.s, ME, a.lease), 0);
 	/* then the worker is silent past its lease */
 	fake_store_now += 61;
 	assert_int_equal(sched_tick_all(fx.s), 0);
-	assert_int_equal(sched_heartbeat(fx.s, a.lease), ERR_NOTFOUND);
+	assert_int_equal(sched_heartbeat(fx.s, ME, a.lease), ERR_NOTFOUND);
 	assert_int_equal(answer(&fx, &a), ERR_NOTFOUND);
 	assert_int_equal(poll(&fx, v, &b), 1);
 	assert_string_equal(b.commit, a.commit);
@@ -358,7 +371,7 @@ static void test_sched__cancel_ends_leases_and_steps(void **state)
 	id = submit(&fx, "");
 	assert_int_equal(poll(&fx, w, &a), 1);
 	assert_int_equal(sched_cancel(fx.s, id), 0);
-	assert_int_equal(sched_heartbeat(fx.s, a.lease), ERR_NOTFOUND);
+	assert_int_equal(sched_heartbeat(fx.s, ME, a.lease), ERR_NOTFOUND);
 	assert_int_equal(answer(&fx, &a), ERR_NOTFOUND);
 	job_spec_release(&a.spec);
 	assert_int_equal(poll(&fx, w, &a), 0);
@@ -367,6 +380,83 @@ static void test_sched__cancel_ends_leases_and_steps(void **state)
 	job(&fx, id, &j);
 	assert_int_equal(j.state, JOB_CANCELLED);
 	store_job_release(&j);
+	close_sched(&fx);
+}
+
+/*
+ * A worker is its token's: another worker token neither polls for it
+ * nor speaks for the lease it holds (heartbeat, upload, result), even
+ * through a worker of its own; the worker's token still does.
+ */
+static void test_sched__workers_are_their_tokens(void **state)
+{
+	struct fixture fx;
+	struct step_assignment a;
+	long long w, theirs, step = 0;
+	char *json = NULL, *body;
+
+	(void)state;
+	open_sched(&fx, 60, 1);
+	w = worker(&fx, "{\"name\":\"w\",\"run\":true}");
+	theirs = worker_of(&fx, OTHER, "{\"name\":\"t\",\"run\":true}");
+	submit(&fx, "");
+	assert_int_equal(sched_poll(fx.s, OTHER, w, &json), ERR_DENIED);
+	assert_null(json);
+	assert_non_null(strstr(err_last(), "another worker token"));
+	assert_int_equal(sched_poll(fx.s, ME, theirs, &json), ERR_DENIED);
+	assert_int_equal(sched_poll(fx.s, ME, 99, &json), ERR_NOTFOUND);
+	assert_non_null(strstr(err_last(), "unknown worker 99"));
+	/* the refused polls leased nothing: the step is the worker's */
+	assert_int_equal(poll(&fx, w, &a), 1);
+	assert_int_equal(sched_heartbeat(fx.s, OTHER, a.lease), ERR_DENIED);
+	assert_int_equal(sched_lease(fx.s, OTHER, a.lease, &step), ERR_DENIED);
+	assert_int_equal(step, 0);
+	body = util_fmt("{\"v\":1,\"commit\":\"%s\",\"verdict\":\"good\","
+			"\"title\":\"\"}",
+			a.commit);
+	assert_int_equal(sched_result(fx.s, OTHER, a.lease, body, strlen(body)),
+			 ERR_DENIED);
+	assert_non_null(strstr(err_last(), "another worker token"));
+	free(body);
+	/* the lease holds for its own worker, and its answer is taken */
+	assert_int_equal(sched_heartbeat(fx.s, ME, a.lease), 0);
+	assert_int_equal(sched_lease(fx.s, ME, a.lease, &step), 0);
+	assert_int_equal(step, a.step);
+	assert_int_equal(answer(&fx, &a), 0);
+	job_spec_release(&a.spec);
+	close_sched(&fx);
+}
+
+/*
+ * A result names its step's commit: one that names another is refused
+ * and stores nothing, and the lease holds for the right one.
+ */
+static void test_sched__a_result_is_about_its_step(void **state)
+{
+	struct fixture fx;
+	struct step_assignment a;
+	struct store_step st;
+	long long w;
+	char *body;
+
+	(void)state;
+	open_sched(&fx, 60, 1);
+	w = worker(&fx, "{\"name\":\"w\",\"run\":true}");
+	submit(&fx, "");
+	assert_int_equal(poll(&fx, w, &a), 1);
+	body = util_fmt("{\"v\":1,\"commit\":\"%s\",\"verdict\":\"good\","
+			"\"title\":\"\"}",
+			strcmp(a.commit, good) ? good : bad);
+	assert_int_equal(sched_result(fx.s, ME, a.lease, body, strlen(body)),
+			 ERR_INPUT);
+	assert_non_null(strstr(err_last(), "field 'commit'"));
+	free(body);
+	assert_int_equal(store_step_get(fx.store, a.step, &st), 0);
+	assert_int_equal(st.state, STEP_LEASED);
+	assert_null(st.result);
+	assert_int_equal(sched_heartbeat(fx.s, ME, a.lease), 0);
+	assert_int_equal(answer(&fx, &a), 0);
+	job_spec_release(&a.spec);
 	close_sched(&fx);
 }
 
@@ -394,7 +484,8 @@ static void releases_answer(struct fixture *fx, long long w, const char *json)
 	assert_string_equal(a.spec.type, "releases");
 	assert_string_equal(a.spec.flavour, "cloud-amd64");
 	body = util_fmt("{\"v\":1,\"commit\":\"%s\",%s}", a.commit, json);
-	assert_int_equal(sched_result(fx->s, a.lease, body, strlen(body)), 0);
+	assert_int_equal(sched_result(fx->s, ME, a.lease, body, strlen(body)),
+			 0);
 	assert_int_equal(sched_tick_all(fx->s), 0);
 	free(body);
 	job_spec_release(&a.spec);
@@ -604,7 +695,8 @@ static void manual_step(struct fixture *fx, long long w, const char *answers,
 	else
 		assert_null(a.spec.answers);
 	body = util_fmt("{\"v\":1,\"commit\":\"%s\",%s}", a.commit, json);
-	assert_int_equal(sched_result(fx->s, a.lease, body, strlen(body)), 0);
+	assert_int_equal(sched_result(fx->s, ME, a.lease, body, strlen(body)),
+			 0);
 	assert_int_equal(sched_tick_all(fx->s), 0);
 	free(body);
 	job_spec_release(&a.spec);
@@ -674,6 +766,8 @@ int main(void)
 		cmocka_unit_test(test_sched__the_cache_keeps_every_run),
 		cmocka_unit_test(test_sched__an_expired_lease_is_given_again),
 		cmocka_unit_test(test_sched__cancel_ends_leases_and_steps),
+		cmocka_unit_test(test_sched__workers_are_their_tokens),
+		cmocka_unit_test(test_sched__a_result_is_about_its_step),
 		cmocka_unit_test(test_sched__releases_jobs),
 		cmocka_unit_test(
 			test_sched__releases_go_on_at_the_commit_level),

@@ -81,8 +81,16 @@ static void test_step__result_round_trip(void **state)
 	assert_int_equal(step_result_set_patches(&r, patches, 2), 0);
 	assert_int_equal(step_result_dump(&json, NULL, &r), 0);
 	assert_non_null(strstr(json, "\"v\": 1"));
-	assert_int_equal(step_result_check(json, strlen(json), verdict), 0);
+	assert_int_equal(step_result_check(json, strlen(json), r.hex, verdict),
+			 0);
 	assert_string_equal(verdict, "bad");
+	/* a result is about its step's commit, and no other */
+	assert_int_equal(step_result_check(json, strlen(json),
+					   "0000000000000000000000000000000000"
+					   "000003",
+					   verdict),
+			 ERR_INPUT);
+	assert_non_null(strstr(err_last(), "field 'commit'"));
 	assert_int_equal(step_result_parse(&back, json), 0);
 	assert_int_equal(back.verdict, VERDICT_BAD);
 	assert_string_equal(back.title, r.title);
@@ -122,8 +130,9 @@ static void test_step__other_versions_refused(void **state)
 	char verdict[8];
 
 	(void)state;
-	assert_int_equal(step_result_check(result, strlen(result), verdict),
-			 ERR_INPUT);
+	assert_int_equal(
+		step_result_check(result, strlen(result), NULL, verdict),
+		ERR_INPUT);
 	assert_non_null(strstr(err_last(), "version 2"));
 	assert_non_null(strstr(err_last(), "speaks version 1"));
 	assert_int_equal(step_result_parse(&r, result), ERR_INPUT);
@@ -132,9 +141,9 @@ static void test_step__other_versions_refused(void **state)
 		ERR_INPUT);
 	assert_non_null(strstr(err_last(), "an assignment"));
 	/* a form without "v" is this version's */
-	assert_int_equal(
-		step_result_check(unversioned, strlen(unversioned), verdict),
-		0);
+	assert_int_equal(step_result_check(unversioned, strlen(unversioned),
+					   "c", verdict),
+			 0);
 }
 
 #define HEX_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
