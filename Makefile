@@ -131,6 +131,7 @@ $(B)/tests/unit/test_engine: $(B)/tests/sim/simbisect.o
 # no SQLite and no HTTP in this program
 $(B)/tests/unit/test_sched: $(B)/tests/unit/test_sched.o \
 		$(B)/tests/unit/fake_store.o $(B)/bisectd/scheduler.o \
+		$(call obj,$(wildcard bisectd/sched_*.c)) \
 		$(B)/bisectd/records.o $(LIBBISECT)
 	$(CC) $(CFLAGS) -o $@ $^ $(call libs,libgit2 jansson libcurl \
 		libcrypto) -lcmocka

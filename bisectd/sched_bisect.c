@@ -1,0 +1,788 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The planning of a bisection (scheduler.c's design): the checks before
+ * it (merge bases, endpoints), the engine rebuilt from every verdict,
+ * the probes for the free slots, and the verification of the culprit
+ * (the revert and noop checks in kernel mode) before the job ends.
+ */
+#include <ctype.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "digest.h"
+#include "engine.h"
+#include "error.h"
+#include "gitutil.h"
+#include "job.h"
+#include "recipe.h"
+#include "scheduler.h"
+#include "step.h"
+#include "util.h"
+#include "verdict.h"
+#include "sched_priv.h"
+
+/*
+ * The bad endpoint when bisecting to a confidence: run until it failed 3
+ * times or ran endpoint_runs times, so that the engine learns how often
+ * the failure shows.  Its verdict (bad when it failed at all), NONE while
+ * waiting, < 0 when the job ended.
+ */
+static int other_failure(const struct plan *p, const char *hex)
+{
+	struct cstat cs;
+
+	sched_commit_status(p, hex, &cs);
+	return cs.other;
+}
+
+static int need_bad_endpoint(struct plan *p)
+{
+	const struct job_spec *sp = &p->jc->spec;
+	struct cstat cs;
+	int rc;
+
+	for (;;) {
+		sched_commit_status(p, sp->bad, &cs);
+		if (cs.fails >= 3 ||
+		    cs.fails + cs.passes >= (unsigned)sp->endpoint_runs)
+			return cs.fails ? VERDICT_BAD : VERDICT_GOOD;
+		if (cs.verdict == VERDICT_SKIP)
+			return VERDICT_SKIP;
+		if (cs.infra >= 2 || cs.abort) {
+			sched_end_infra(p, sp->bad, &cs);
+			return -1;
+		}
+		if (cs.pending || p->active >= p->slots)
+			return VERDICT_NONE;
+		rc = sched_enqueue(p, sp->bad, "endpoint", 0);
+		if (rc <= 0)
+			return rc;
+		/* answered from the cache: count again */
+	}
+}
+
+/*
+ * The checks before bisecting: merge bases and endpoints.  Fills goods
+ * with the good commits to bisect from; returns 1 when all checks have
+ * verdicts, 0 while waiting, < 0 when the job ended or failed.
+ */
+static int plan_checks(struct plan *p, char goods[][GU_HEXSZ + 1],
+		       size_t *ngoods)
+{
+	const struct job_spec *sp = &p->jc->spec;
+	struct gu_oid bad, g, mb;
+	char mhex[GU_HEXSZ + 1];
+	int waiting = 0, v, rc;
+	size_t i;
+
+	*ngoods = 0;
+	gu_oid_parse(&bad, sp->bad);
+	if (sp->check_endpoints) {
+		v = sp->confidence > 0 ? need_bad_endpoint(p)
+				       : sched_need(p, sp->bad, "endpoint");
+		if (v < 0)
+			return v;
+		if (v == VERDICT_SKIP && other_failure(p, sp->bad))
+			return sched_end_failed(
+				p,
+				"the bad commit %.12s fails, but not "
+				"with the failure '%s'%s",
+				sp->bad, sp->failure, sched_why_of(p, sp->bad));
+		if (v == 0)
+			waiting = 1;
+		else if (v != VERDICT_BAD && sp->confidence > 0 &&
+			 v == VERDICT_GOOD)
+			return sched_end_failed(
+				p,
+				"the bad commit %.12s does not fail "
+				"in %d runs: nothing to bisect",
+				sp->bad, sp->endpoint_runs);
+		else if (v != VERDICT_BAD)
+			return sched_end_failed(
+				p,
+				"the bad commit %.12s does not fail: "
+				"nothing to bisect (verdict %s%s)",
+				sp->bad, verdict_name((enum verdict)v),
+				sched_why_of(p, sp->bad));
+	}
+	for (i = 0; i < sp->ngood; i++) {
+		gu_oid_parse(&g, sp->good[i]);
+		if (gu_oid_equal(&g, &bad))
+			return sched_end_failed(
+				p,
+				"good and bad are the same commit "
+				"%.12s",
+				sp->bad);
+		if (sp->check_endpoints) {
+			v = sched_need(p, sp->good[i], "endpoint");
+			if (v < 0)
+				return v;
+			if (v == 0)
+				waiting = 1;
+			else if (v != VERDICT_GOOD)
+				return sched_end_failed(
+					p,
+					"the good commit %.12s does not pass "
+					"(verdict %s%s)",
+					sp->good[i],
+					verdict_name((enum verdict)v),
+					sched_why_of(p, sp->good[i]));
+		}
+		rc = gu_is_ancestor(p->jc->repo, &g, &bad);
+		if (rc < 0)
+			return rc;
+		if (rc == 1) {
+			snprintf(goods[(*ngoods)++], GU_HEXSZ + 1, "%s",
+				 sp->good[i]);
+			continue;
+		}
+		rc = gu_merge_base(p->jc->repo, &g, &bad, &mb);
+		if (rc == ERR_NOTFOUND)
+			return sched_end_failed(
+				p,
+				"good commit %.12s shares no history "
+				"with bad commit %.12s",
+				sp->good[i], sp->bad);
+		if (rc)
+			return rc;
+		if (gu_oid_equal(&mb, &bad))
+			return sched_end_failed(
+				p,
+				"bad commit %.12s is an ancestor of "
+				"good commit %.12s: did you swap good "
+				"and bad?",
+				sp->bad, sp->good[i]);
+		gu_oid_hex(mhex, &mb);
+		v = sched_need(p, mhex, "merge-base");
+		if (v < 0)
+			return v;
+		if (v == 0)
+			waiting = 1;
+		else if (v == VERDICT_BAD)
+			return sched_end_failed(
+				p,
+				"the merge base %.12s is bad: the "
+				"regression was fixed between %.12s "
+				"and %.12s, not introduced",
+				mhex, mhex, sp->good[i]);
+		else if (v == VERDICT_GOOD)
+			snprintf(goods[(*ngoods)++], GU_HEXSZ + 1, "%s", mhex);
+		/* a skipped merge base adds no good commit, as in git */
+	}
+	return !waiting;
+}
+
+static int load_graph(struct plan *p, char goods[][GU_HEXSZ + 1], size_t n)
+{
+	struct jobc *jc = p->jc;
+	struct gu_oid bad, g[JOB_MAX_GOODS * 2];
+	size_t i;
+	int same = jc->have_graph && jc->ngraph_goods == n;
+
+	for (i = 0; same && i < n; i++)
+		same = !strcmp(jc->graph_goods[i], goods[i]);
+	if (same)
+		return 0;
+	gu_graph_release(&jc->graph);
+	jc->have_graph = 0;
+	if (!jc->graph_goods &&
+	    !(jc->graph_goods =
+		      calloc(JOB_MAX_GOODS * 2, sizeof(*jc->graph_goods))))
+		return -1;
+	gu_oid_parse(&bad, jc->spec.bad);
+	for (i = 0; i < n; i++) {
+		gu_oid_parse(&g[i], goods[i]);
+		memcpy(jc->graph_goods[i], goods[i], GU_HEXSZ + 1);
+	}
+	jc->ngraph_goods = n;
+	if (gu_graph_load(&jc->graph, jc->repo, &bad, g, n))
+		return -1;
+	jc->have_graph = 1;
+	return 0;
+}
+
+struct engine *sched_make_engine(struct plan *p)
+{
+	const struct gu_graph *g = &p->jc->graph;
+	struct engine *e;
+	struct gu_oid bad;
+	size_t i;
+	long idx;
+
+	if (engine_new(&e, g->n))
+		return NULL;
+	for (i = 0; i < g->nedges; i++)
+		engine_add_parent(e, g->edge_child[i], g->edge_parent[i]);
+	gu_oid_parse(&bad, p->jc->spec.bad);
+	engine_set_bad(e, (uint32_t)gu_graph_find(g, &bad));
+	engine_set_confidence(e, p->jc->spec.confidence,
+			      (unsigned long)p->jc->spec.max_runs);
+	/* without the endpoint's runs, the user's word that it fails */
+	if (!p->jc->spec.check_endpoints)
+		engine_mark(e, (uint32_t)gu_graph_find(g, &bad), VERDICT_BAD);
+	for (i = 0; i < p->nsteps; i++) {
+		struct gu_oid oid;
+		int other;
+		enum verdict v = sched_step_verdict(p, &p->steps[i], &other);
+		unsigned f, ps;
+
+		if (p->steps[i].state != STEP_DONE || v == VERDICT_INFRA ||
+		    v == VERDICT_NONE || sched_check_role(p->steps[i].role))
+			continue;
+		gu_oid_parse(&oid, p->steps[i].hex);
+		idx = gu_graph_find(g, &oid);
+		if (idx < 0)
+			continue;
+		if (v == VERDICT_GOOD || v == VERDICT_BAD) {
+			sched_step_runs(p, &p->steps[i], v, &f, &ps);
+			engine_observe(e, (uint32_t)idx, f, ps);
+		} else {
+			engine_mark(e, (uint32_t)idx, v);
+		}
+	}
+	return e;
+}
+
+/*
+ * The checks of a culprit that the engine found (kernel mode, with a
+ * confidence), after its own re-runs of the culprit and its parents:
+ *
+ *   noop    the culprit's kernel image against each parent's (a "noop"
+ *           step builds a parent whose image no step has reported; the
+ *           kernel cache makes that cheap).  Builds are reproducible, so
+ *           an identical image means the culprit changes nothing that
+ *           runs, and the answer is most likely wrong.
+ *   revert  the bad commit with the culprit reverted ("revert" steps),
+ *           run until it passed as often as the learned failure rate
+ *           needs to show a failure at the confidence asked for; one
+ *           target failure rejects the culprit.  A revert that does not
+ *           apply, build or boot cleanly proves nothing either way.
+ */
+struct verification {
+	int noop;	  /* 1: the image equals a parent's */
+	int noop_checked; /* every parent's image compared */
+	char noop_parent[GU_HEXSZ + 1];
+	int parent_fails; /* a parent's noop build failed too */
+	char failing_parent[GU_HEXSZ + 1];
+	int revert;	      /* 1 passed, -1 failed, 0 not shown */
+	unsigned revert_runs; /* passing runs of the revert */
+	char revert_why[256]; /* why it proves nothing */
+};
+
+/* The image SHA-256 of a done step on hex (role NULL: any but revert). */
+static int image_of(const struct plan *p, const char *hex,
+		    char out[DIGEST_HEXSZ + 1])
+{
+	size_t i;
+
+	for (i = 0; i < p->nsteps; i++) {
+		const struct store_step *st = &p->steps[i];
+		char *h;
+
+		if (strcmp(st->hex, hex) || st->state != STEP_DONE ||
+		    !st->result || !strcmp(st->role, "revert"))
+			continue;
+		h = job_json_string(st->result, "image_sha256");
+		if (h && strlen(h) == DIGEST_HEXSZ) {
+			memcpy(out, h, DIGEST_HEXSZ + 1);
+			free(h);
+			return 1;
+		}
+		free(h);
+	}
+	return 0;
+}
+
+/* Queue a check's step: never from the cache, never into it. */
+static int enqueue_check(struct plan *p, const char *hex, const char *role)
+{
+	long long id;
+	int rc;
+
+	if (p->active >= p->slots)
+		return 0;
+	rc = store_step_insert(p->s->store, &id, p->jc->id, hex, role, p->round,
+			       1, "");
+	if (!rc)
+		rc = sched_remember(p, id);
+	if (!rc)
+		p->active++;
+	return rc;
+}
+
+/* 1 when the checks are done (v filled), 0 while they run, < 0 error. */
+static int verify_culprit(struct plan *p, struct engine *e, uint32_t pick,
+			  struct verification *v)
+{
+	const struct job_spec *sp = &p->jc->spec;
+	char hex[GU_HEXSZ + 1], img[DIGEST_HEXSZ + 1];
+	struct gu_oid c, par[8];
+	double q = engine_failure_rate(e), conf = sp->confidence;
+	unsigned need_runs = 1;
+	int n, i, waiting = 0, rc, have_img;
+	struct cstat cs;
+
+	memset(v, 0, sizeof(*v));
+	if (!sp->recipe || sp->confidence <= 0)
+		return 1;
+	gu_oid_hex(hex, &p->jc->graph.oids[pick]);
+	c = p->jc->graph.oids[pick];
+	have_img = image_of(p, hex, img);
+	n = gu_parents(p->jc->repo, &c, par, 8);
+	if (n < 0)
+		return n;
+	v->noop_checked = have_img;
+	for (i = 0; i < n; i++) {
+		char phex[GU_HEXSZ + 1], pimg[DIGEST_HEXSZ + 1];
+
+		gu_oid_hex(phex, &par[i]);
+		sched_role_status(p, phex, "noop", &cs);
+		if (cs.verdict == VERDICT_BAD && !v->parent_fails) {
+			v->parent_fails = 1;
+			memcpy(v->failing_parent, phex, sizeof(phex));
+		}
+		if (image_of(p, phex, pimg)) {
+			if (have_img && !strcmp(img, pimg) && !v->noop) {
+				v->noop = 1;
+				memcpy(v->noop_parent, phex, sizeof(phex));
+			}
+			continue;
+		}
+		if (cs.pending) {
+			waiting = 1;
+		} else if (cs.verdict == VERDICT_NONE && !cs.infra) {
+			if ((rc = enqueue_check(p, phex, "noop")) < 0)
+				return rc;
+			waiting = 1;
+		} else {
+			v->noop_checked = 0; /* the parent built no image */
+		}
+	}
+	/* passes that a commit failing at rate q would fail at least once */
+	if (q < 0.999) {
+		double miss = q > 0.05 ? 1 - q : 0.95;
+
+		while (need_runs < 10 && 1 - pow(miss, need_runs) < conf)
+			need_runs++;
+	}
+	sched_role_status(p, hex, "revert", &cs);
+	v->revert_runs = cs.passes;
+	if (cs.fails) {
+		v->revert = -1;
+	} else if (cs.verdict == VERDICT_SKIP || cs.infra >= 2) {
+		snprintf(v->revert_why, sizeof(v->revert_why), "%s",
+			 cs.infra >= 2 ? cs.title
+			 : cs.why[0]   ? cs.why + 2
+				       : "skipped");
+	} else if (cs.passes >= need_runs) {
+		v->revert = 1;
+	} else if (cs.pending) {
+		waiting = 1;
+	} else {
+		if ((rc = enqueue_check(p, hex, "revert")) < 0)
+			return rc;
+		waiting = 1;
+	}
+	return !waiting;
+}
+
+/* One sentence on the verification, for the reports. */
+static void verification_text(struct buf *b, const struct job_spec *sp,
+			      enum engine_state st,
+			      const struct verification *v)
+{
+	if (st != ENGINE_FOUND) {
+		buf_puts(b, "no culprit to verify");
+		return;
+	}
+	if (sp->confidence <= 0) {
+		buf_puts(b, "not verified: git's bisection (no confidence "
+			    "asked for)");
+		return;
+	}
+	if (v->noop)
+		buf_printf(b,
+			   "the culprit does not change the built kernel (its "
+			   "image is the same as its parent %.12s's), so the "
+			   "result is most likely wrong",
+			   v->noop_parent);
+	else if (v->revert < 0)
+		buf_puts(b, "the bad commit with the culprit reverted still "
+			    "fails: the culprit is not what brought the "
+			    "failure in");
+	else if (v->parent_fails)
+		buf_printf(b,
+			   "its parent %.12s fails too: the failure came in "
+			   "earlier",
+			   v->failing_parent);
+	else
+		buf_puts(b, "the culprit failed again and its parents passed");
+	if (v->noop || v->revert < 0 || v->parent_fails || !sp->recipe)
+		return;
+	if (v->revert > 0)
+		buf_printf(b,
+			   "; the bad commit with it reverted passed %u "
+			   "run%s",
+			   v->revert_runs, v->revert_runs == 1 ? "" : "s");
+	else
+		buf_printf(b, "; not shown by a revert (%s)", v->revert_why);
+	if (!v->noop_checked)
+		buf_puts(b, "; its image was not compared with its parents'");
+}
+
+static int verification_failed(const struct verification *v)
+{
+	return v->noop || v->revert < 0 || v->parent_fails;
+}
+
+/*
+ * What the bisection concluded and how sure it is, as JSON for the job's
+ * outcome: the probability of the answer under the engine's model of an
+ * intermittent failure (computed for git's bisection too), the learned
+ * failure rate, whether the culprit was verified, and the likeliest
+ * candidates.  NULL when out of memory; the caller frees.
+ */
+struct likely {
+	uint32_t c;
+	double p;
+};
+
+static int more_likely(const void *a, const void *b)
+{
+	double pa = ((const struct likely *)a)->p,
+	       pb = ((const struct likely *)b)->p;
+
+	return pa < pb ? 1 : pa > pb ? -1 : 0;
+}
+
+static char *outcome_json(struct plan *p, struct engine *e,
+			  enum engine_state st, uint32_t pick,
+			  const struct verification *v)
+{
+	const struct gu_graph *g = &p->jc->graph;
+	const struct job_spec *sp = &p->jc->spec;
+	struct likely *top = calloc(g->n ? g->n : 1, sizeof(*top));
+	size_t ntop = 0, i, k;
+	char hex[GU_HEXSZ + 1];
+	struct buf b;
+	char *out;
+
+	if (!top)
+		return NULL;
+	/* the ten likeliest commits, most probable first */
+	for (i = 0; i < g->n; i++) {
+		top[ntop].c = (uint32_t)i;
+		top[ntop].p = engine_probability(e, (uint32_t)i);
+		ntop += top[ntop].p >= 0.001;
+	}
+	qsort(top, ntop, sizeof(*top), more_likely);
+	if (ntop > 10)
+		ntop = 10;
+	buf_init(&b, 1 << 16);
+	buf_printf(&b, "{\"confidence\":%.4f,\"target_confidence\":%.4f,",
+		   st == ENGINE_FOUND ? engine_probability(e, pick)
+		   : ntop	      ? top[0].p
+				      : 0.0,
+		   sp->confidence);
+	buf_printf(&b,
+		   "\"failure_rate\":%.4f,\"failure_rate_before\":%.4f,"
+		   "\"intermittent\":%s,\"runs\":%lu,",
+		   engine_failure_rate(e), engine_failure_rate_before(e),
+		   engine_is_noisy(e) ? "true" : "false", engine_runs(e));
+	{
+		struct buf t;
+		char *q;
+
+		buf_init(&t, 4096);
+		verification_text(&t, sp, st, v);
+		q = json_quote(p->jc->have_failure ? sp->failure : p->target);
+		if (q && (p->jc->have_failure || p->target[0]))
+			buf_printf(&b, "\"target_failure\":%s,", q);
+		free(q);
+		q = json_quote(buf_str(&t));
+		buf_printf(&b, "\"verified\":%s,\"verification\":%s,",
+			   st == ENGINE_FOUND && sp->confidence > 0 &&
+					   !verification_failed(v)
+				   ? "true"
+				   : "false",
+			   q ? q : "\"\"");
+		if (st == ENGINE_FOUND && verification_failed(v)) {
+			gu_oid_hex(hex, &p->jc->graph.oids[pick]);
+			buf_printf(&b, "\"rejected\":\"%s\",", hex);
+		}
+		if (st == ENGINE_FOUND && sp->recipe && sp->confidence > 0)
+			buf_printf(&b,
+				   "\"checks\":{\"noop\":%s,\"revert\":\"%s\","
+				   "\"revert_runs\":%u},",
+				   !v->noop_checked ? "null"
+				   : v->noop	    ? "true"
+						    : "false",
+				   v->revert > 0   ? "passed"
+				   : v->revert < 0 ? "failed"
+						   : "not shown",
+				   v->revert_runs);
+		free(q);
+		buf_release(&t);
+	}
+	buf_puts(&b, "\"other_failures\":[");
+	for (i = 0, k = 0; i < p->nsteps; i++) {
+		int other;
+		char *t;
+
+		if (p->steps[i].state != STEP_DONE ||
+		    sched_check_role(p->steps[i].role))
+			continue;
+		sched_step_verdict(p, &p->steps[i], &other);
+		t = other ? job_json_string(p->steps[i].result, "title") : NULL;
+		if (t) {
+			char *q = json_quote(t);
+
+			buf_printf(&b, "%s{\"commit\":\"%s\",\"title\":%s}",
+				   k++ ? "," : "", p->steps[i].hex,
+				   q ? q : "\"\"");
+			free(q);
+		}
+		free(t);
+	}
+	buf_puts(&b, "],\"candidates\":[");
+	for (i = 0; i < ntop; i++) {
+		gu_oid_hex(hex, &g->oids[top[i].c]);
+		buf_printf(&b, "%s{\"commit\":\"%s\",\"probability\":%.4f}",
+			   i ? "," : "", hex, top[i].p);
+	}
+	free(top);
+	out = buf_puts(&b, "]}") ? NULL : strdup(buf_str(&b));
+	buf_release(&b);
+	return out;
+}
+
+static int finish_bisect(struct plan *p, struct engine *e, enum engine_state st,
+			 uint32_t pick, const struct verification *v)
+{
+	const struct gu_graph *g = &p->jc->graph;
+	char hex[GU_HEXSZ + 1], *outcome;
+	struct buf why;
+	uint32_t *idx;
+	size_t n, i;
+	int rc;
+
+	if (st == ENGINE_NOTHING)
+		return sched_end_failed(p, "no commit left to test");
+	outcome = outcome_json(p, e, st, pick, v);
+	rc = outcome ? store_job_set_outcome(p->s->store, p->jc->id, outcome)
+		     : err_set(ERR_NOMEM, "out of memory");
+	free(outcome);
+	if (rc)
+		return rc;
+	if (st == ENGINE_FOUND && verification_failed(v)) {
+		/* not reported as found: the evidence says why */
+		gu_oid_hex(hex, &g->oids[pick]);
+		buf_init(&why, 1 << 16);
+		buf_printf(&why,
+			   "the culprit %s did not pass verification: ", hex);
+		verification_text(&why, &p->jc->spec, st, v);
+		rc = sched_end_job(p, JOB_DONE, "ambiguous", NULL,
+				   buf_str(&why));
+		buf_release(&why);
+		return rc;
+	}
+	if (st == ENGINE_FOUND) {
+		gu_oid_hex(hex, &g->oids[pick]);
+		return sched_end_job(p, JOB_DONE, "found", hex, NULL);
+	}
+	n = engine_candidate_count(e);
+	idx = calloc(n ? n : 1, sizeof(*idx));
+	if (!idx)
+		return err_set(ERR_NOMEM, "out of memory");
+	n = engine_candidates(e, idx, n);
+	buf_init(&why, 1 << 20);
+	if (p->jc->spec.confidence > 0 && engine_is_noisy(e))
+		buf_printf(&why,
+			   "the confidence %.2f was not reached in %lu runs "
+			   "(the failure shows on about %.0f%% of the runs "
+			   "before the first bad commit, %.0f%% after); the "
+			   "first bad commit is one of:",
+			   p->jc->spec.confidence, engine_runs(e),
+			   100 * engine_failure_rate_before(e),
+			   100 * engine_failure_rate(e));
+	else
+		buf_puts(&why, "only skipped commits left; the first bad "
+			       "commit is one of:");
+	for (i = 0; i < n; i++) {
+		gu_oid_hex(hex, &g->oids[idx[i]]);
+		buf_printf(&why, " %s", hex);
+	}
+	free(idx);
+	rc = sched_end_job(p, JOB_DONE, "ambiguous", NULL, buf_str(&why));
+	buf_release(&why);
+	return rc;
+}
+
+/* Running probes that the engine no longer needs are cancelled; the
+ * others are busy[] (up to 256). */
+static void keep_useful_probes(struct plan *p, struct engine *e, uint32_t *busy,
+			       size_t *nbusy)
+{
+	size_t i;
+
+	for (i = 0; i < p->nsteps; i++) {
+		struct store_step *sp = &p->steps[i];
+		struct gu_oid oid;
+		long idx;
+
+		if ((sp->state != STEP_QUEUED && sp->state != STEP_LEASED) ||
+		    sched_check_role(sp->role))
+			continue;
+		gu_oid_parse(&oid, sp->hex);
+		idx = gu_graph_find(&p->jc->graph, &oid);
+		if (idx < 0 || !engine_is_candidate(e, (uint32_t)idx) ||
+		    *nbusy == 256) {
+			store_step_cancel(p->s->store, sp->id);
+			sp->state = STEP_CANCELLED;
+			p->active--;
+			continue;
+		}
+		busy[(*nbusy)++] = (uint32_t)idx;
+	}
+}
+
+/*
+ * A candidate with one infra verdict is tested again (and is busy); a
+ * second one, or one that must abort, ends the job.  1 when it ended,
+ * 0, or an error.
+ */
+static int retry_infra(struct plan *p, struct engine *e, uint32_t *busy,
+		       size_t *nbusy)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < p->jc->graph.n; i++) {
+		char hex[GU_HEXSZ + 1];
+		struct cstat cs;
+
+		if (!engine_is_candidate(e, (uint32_t)i))
+			continue;
+		gu_oid_hex(hex, &p->jc->graph.oids[i]);
+		sched_commit_status(p, hex, &cs);
+		if (cs.verdict != VERDICT_NONE || !cs.infra)
+			continue;
+		if (cs.infra >= 2 || cs.abort) {
+			rc = sched_end_infra(p, hex, &cs);
+			return rc < 0 ? rc : 1;
+		}
+		if (!cs.pending && p->active < p->slots && *nbusy < 256) {
+			rc = sched_enqueue(
+				p, hex, "bisect",
+				(long long)engine_candidate_count(e));
+			if (rc < 0)
+				return rc;
+			busy[(*nbusy)++] = (uint32_t)i;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The engine's next probes for the free slots, chosen with the busy ones.
+ * 1 when a verdict came from the cache (the candidates changed: plan
+ * again), 0, or an error.
+ */
+static int enqueue_more(struct plan *p, struct engine *e, enum engine_state st,
+			const uint32_t *busy, size_t nbusy)
+{
+	uint32_t more[256];
+	size_t k, i,
+		free_slots = p->slots > p->active
+				     ? (size_t)(p->slots - p->active)
+				     : 0;
+	int rc, hit = 0;
+
+	if (free_slots > 256 - nbusy)
+		free_slots = 256 - nbusy;
+	k = engine_next_more(e, busy, nbusy, more, free_slots);
+	for (i = 0; i < k; i++) {
+		char hex[GU_HEXSZ + 1];
+
+		gu_oid_hex(hex, &p->jc->graph.oids[more[i]]);
+		rc = sched_enqueue(p, hex,
+				   st == ENGINE_VERIFY ? "verify" : "bisect",
+				   (long long)engine_candidate_count(e));
+		if (rc < 0)
+			return rc;
+		hit |= rc > 0;
+	}
+	return hit;
+}
+
+/* One decision: the job ends (verified, or not), or probes are queued.
+ * 1 to decide again (a cached verdict came in), 0, or an error. */
+static int plan_round(struct plan *p)
+{
+	struct engine *e = sched_make_engine(p);
+	uint32_t pick = 0, busy[256];
+	size_t nbusy = 0;
+	enum engine_state st;
+	int rc;
+
+	if (!e)
+		return ERR_NOMEM;
+	st = engine_next(e, &pick);
+	if (st != ENGINE_TEST && st != ENGINE_VERIFY) {
+		struct verification v;
+
+		rc = st == ENGINE_FOUND ? verify_culprit(p, e, pick, &v)
+					: (memset(&v, 0, sizeof(v)), 1);
+		if (rc > 0)
+			rc = finish_bisect(p, e, st, pick, &v);
+		engine_free(e);
+		return rc < 0 ? rc : 0;
+	}
+	keep_useful_probes(p, e, busy, &nbusy);
+	rc = retry_infra(p, e, busy, &nbusy);
+	if (rc == 0)
+		rc = enqueue_more(p, e, st, busy, nbusy);
+	else if (rc > 0)
+		rc = 0; /* the job ended */
+	engine_free(e);
+	return rc;
+}
+
+int sched_plan_bisect(struct plan *p)
+{
+	char goods[JOB_MAX_GOODS * 2][GU_HEXSZ + 1];
+	size_t ngoods;
+	int rc;
+
+	sched_find_target(p);
+	rc = plan_checks(p, goods, &ngoods);
+	sched_find_target(p); /* the bad endpoint may have just been answered */
+	if (rc <= 0 || p->ended)
+		return rc < 0 && !p->ended ? rc : 0;
+	if (ngoods == 0)
+		return sched_end_failed(p,
+					"no good commit left after the merge "
+					"base checks");
+	if (load_graph(p, goods, ngoods))
+		return ERR_INFRA;
+	if (p->jc->graph.n == 0)
+		return sched_end_failed(
+			p, "the bad commit is reachable from a good "
+			   "commit: nothing to bisect");
+	if ((rc = store_job_set_candidates(p->s->store, p->jc->id,
+					   (long long)p->jc->graph.n)))
+		return rc;
+	while ((rc = plan_round(p)) > 0)
+		; /* a cached verdict changed the candidates: decide again */
+	return rc;
+}
