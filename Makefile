@@ -99,8 +99,9 @@ $(B)/%.o: %.c
 	$(CC) $(ALL_CFLAGS) $(INC_$(call folder,$<)) -DDATADIR='"$(DATADIR)"' \
 		-c -o $@ $<
 
-# the mains have DATADIR compiled in: rebuild them when PREFIX changes
-$(call obj,$(MAINS)): $(B)/.datadir
+# the mains and bisectctl's commands have DATADIR compiled in: rebuild
+# them when PREFIX changes
+$(call obj,$(MAINS) $(wildcard cli/*.c)): $(B)/.datadir
 $(B)/.datadir: FORCE
 	@mkdir -p $(B)
 	@echo '$(DATADIR)' | cmp -s - $@ || echo '$(DATADIR)' > $@

@@ -21,110 +21,10 @@
  * listener's connections are followed by conns.c from their start,
  * which closes those whose headers or body come too slowly and makes
  * room when all are taken, never at the cost of one whose request
- * carried a valid token.
+ * carried a valid token.  The calls themselves are api_jobs.c's,
+ * api_workers.c's and api_web.c's (api_priv.h).
  */
-#include <arpa/inet.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
-
-#include <microhttpd.h>
-
-#include "api.h"
-#include "buf.h"
-#include "conns.h"
-#include "digest.h"
-#include "error.h"
-#include "gitserve.h"
-#include "job.h"
-#include "log.h"
-#include "jobview.h"
-#include "policy.h"
-#include "quota.h"
-#include "recipe.h"
-#include "report.h"
-#include "metrics.h"
-#include "stats.h"
-#include "util.h"
-#include "artifacts.h"
-
-struct conn;
-
-struct api {
-	struct MHD_Daemon *d;
-	struct MHD_Daemon *dw;	/* the workers' listener, or NULL */
-	struct conns *cs, *csw; /* the connections each holds */
-	int listening;		/* both listeners are up: MHD's log is shown */
-	struct coord *c;
-	struct api_opts o;
-	size_t body_bytes; /* held by all requests' bodies (atomic) */
-	struct metrics *m;
-	struct quota *submits; /* per submitter; c->lock guards it */
-	/* suspended long polls, oldest first; c->lock guards them */
-	struct conn *wait_head, *wait_tail;
-	size_t nwaiting;
-	int closing; /* no more waits: the daemon stops */
-	/* calls handed to the pool: q_lock guards the queue and stopping */
-	pthread_mutex_t q_lock;
-	pthread_cond_t q_cond;
-	struct conn *q_head, *q_tail;
-	int stopping;
-	pthread_t pool[API_POOL_MAX], timer;
-	int npool, have_timer;
-};
-
-/* What a suspended connection is waiting for. */
-enum pending {
-	PENDING_NONE,
-	PENDING_POLL,	/* a long poll on the waiters' list */
-	PENDING_POOL,	/* a slow call queued for or running in the pool */
-	PENDING_POLLED, /* resumed: the poll's answer is set */
-	PENDING_DONE	/* resumed: the pool call's answer is ready */
-};
-
-/* One request in progress. */
-struct conn {
-	struct buf body;
-	int too_big;
-	int busy;	/* the total body budget was spent: 503 */
-	size_t counted; /* of a->body_bytes */
-	/* artifact upload */
-	int upload;
-	int fd;
-	char *tmp, *dest;
-	struct digest *dg;
-	size_t size;
-	long long step;
-	char name[130];
-	int status; /* an error decided before the body arrived */
-	char *error;
-	int refused; /* no token or an unknown one: the body is dropped */
-	/* the role of the request's token: "" for none, NULL for a bad
-	 * one (else it points to role); owner: the token's name; token:
-	 * its SHA-256 (hex), "" for none: a worker's key */
-	const char *who;
-	char role[16], owner[64], token[65];
-	/* suspended: a long poll or a call in the pool */
-	struct MHD_Connection *mc;
-	enum pending pending;
-	struct conn *next, *prev; /* on the waiters' list or the queue */
-	long long worker;	  /* a long poll's */
-	char *caps;		  /* its worker's capabilities */
-	double start, deadline;
-	int poll_rc; /* 0: assignment holds the step */
-	char *assignment, *poll_error;
-	char *method, *url;	   /* a pool call's */
-	struct MHD_Response *resp; /* its answer */
-	unsigned resp_status;
-};
+#include "api_priv.h"
 
 /* The pool call this thread runs: its reply is kept, not queued. */
 static __thread struct conn *deferring;
@@ -155,8 +55,8 @@ static enum MHD_Result respond(struct MHD_Connection *mc, unsigned status,
 	return ret;
 }
 
-static enum MHD_Result reply(struct MHD_Connection *mc, unsigned status,
-			     char *body, const char *type)
+enum MHD_Result api_reply(struct MHD_Connection *mc, unsigned status,
+			  char *body, const char *type)
 {
 	if (!body)
 		body = strdup("{\"error\":\"out of memory\"}");
@@ -166,26 +66,26 @@ static enum MHD_Result reply(struct MHD_Connection *mc, unsigned status,
 		       type);
 }
 
-static enum MHD_Result json_reply(struct MHD_Connection *mc, unsigned status,
-				  char *body)
+enum MHD_Result api_json_reply(struct MHD_Connection *mc, unsigned status,
+			       char *body)
 {
-	return reply(mc, status, body, "application/json");
+	return api_reply(mc, status, body, "application/json");
 }
 
-static enum MHD_Result error_reply(struct MHD_Connection *mc, unsigned status,
-				   const char *msg)
+enum MHD_Result api_error_reply(struct MHD_Connection *mc, unsigned status,
+				const char *msg)
 {
 	/* a failure that set no message still gets one that says what */
 	if (!msg || !*msg || !strcmp(msg, "no error"))
 		msg = status >= 500 ? "internal error in bisectd (its log "
 				      "may say more)"
 				    : "the request was refused";
-	return json_reply(mc, status, job_error_json(msg));
+	return api_json_reply(mc, status, job_error_json(msg));
 }
 
 /* 429 with msg, and when to try again (Retry-After: seconds). */
-static enum MHD_Result too_many(struct MHD_Connection *mc, const char *msg,
-				int retry_after)
+enum MHD_Result api_too_many(struct MHD_Connection *mc, const char *msg,
+			     int retry_after)
 {
 	char *body = job_error_json(msg), secs[16];
 	struct MHD_Response *r;
@@ -200,7 +100,7 @@ static enum MHD_Result too_many(struct MHD_Connection *mc, const char *msg,
 }
 
 /* The HTTP status for an error code from the store or the scheduler. */
-static unsigned status_for(int rc)
+unsigned api_status_for(int rc)
 {
 	switch (rc) {
 	case ERR_INPUT:
@@ -254,7 +154,7 @@ static size_t split(char *path, char **seg, size_t max)
 }
 
 /* An id in a path: a positive whole number (a 404 when not). */
-static int parse_id(const char *s, long long *out)
+int api_parse_id(const char *s, long long *out)
 {
 	return job_query_id("id", s, out);
 }
@@ -305,7 +205,7 @@ static size_t unescape(void *cls, struct MHD_Connection *mc, char *s)
 }
 
 /* Why an artifact's name is refused (a one-line message), or NULL. */
-static const char *bad_name(const char *n)
+const char *api_bad_name(const char *n)
 {
 	size_t len = strlen(n), i;
 
@@ -319,1016 +219,6 @@ static const char *bad_name(const char *n)
 		      "0123456789._-~+") == len)
 		return NULL;
 	return "artifact names are [A-Za-z0-9._~+-], not starting with a dot";
-}
-
-/* --- handlers -------------------------------------------------------------- */
-
-static enum MHD_Result get_job(struct api *a, struct MHD_Connection *mc,
-			       long long id)
-{
-	struct store_job j;
-	struct store_step *steps = NULL;
-	size_t n = 0;
-	char *doc = NULL;
-	int rc;
-
-	pthread_mutex_lock(&a->c->read_lock);
-	rc = store_job_get(a->c->reader, id, &j);
-	if (!rc) {
-		rc = store_steps_of_job(a->c->reader, id, &steps, &n);
-		if (!rc)
-			doc = report_job(a->c->reader, &j, steps, n, 1);
-		store_steps_release(steps, n);
-		store_job_release(&j);
-	}
-	pthread_mutex_unlock(&a->c->read_lock);
-	if (rc)
-		return error_reply(mc, status_for(rc), err_last());
-	return json_reply(mc, MHD_HTTP_OK, doc);
-}
-
-struct listing {
-	struct store *store;
-	struct buf out;
-	int n;
-};
-
-static int list_one(const struct store_job *j, void *payload)
-{
-	struct listing *l = payload;
-	char *doc = report_job(l->store, j, NULL, 0, 0);
-
-	if (doc)
-		buf_printf(&l->out, "%s%s", l->n++ ? "," : "", doc);
-	free(doc);
-	return 0;
-}
-
-static enum MHD_Result list_jobs(struct api *a, struct MHD_Connection *mc)
-{
-	const char *st =
-		MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "state");
-	const char *lim =
-		MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "limit");
-	const char *bef = MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND,
-						      "before");
-	struct listing l = { .store = a->c->reader };
-	long long limit = 100, before = 0;
-	int state = -1, rc;
-
-	if (st && (state = job_state_parse(st)) < 0)
-		return error_reply(mc, MHD_HTTP_BAD_REQUEST,
-				   "unknown state: fetching, queued, running, "
-				   "done, failed or cancelled");
-	if (lim && (job_query_id("limit", lim, &limit) || limit > 1000))
-		return error_reply(mc, MHD_HTTP_BAD_REQUEST,
-				   "'limit' must be a whole number from 1 to "
-				   "1000");
-	if (bef && job_query_id("before", bef, &before))
-		return error_reply(mc, MHD_HTTP_BAD_REQUEST, err_last());
-	buf_init(&l.out, 64u << 20);
-	buf_puts(&l.out, "{\"jobs\":[");
-	pthread_mutex_lock(&a->c->read_lock);
-	rc = store_job_list(a->c->reader, state, before, (int)limit, list_one,
-			    &l);
-	pthread_mutex_unlock(&a->c->read_lock);
-	buf_puts(&l.out, "]}");
-	if (rc) {
-		buf_release(&l.out);
-		return error_reply(mc, status_for(rc), err_last());
-	}
-	return json_reply(mc, MHD_HTTP_OK, buf_detach(&l.out));
-}
-
-/*
- * What a submitter may name: a recipe by name, never a path; a
- * repository under the allowed URL prefixes or roots (lib/policy.h), in
- * its normal form; a webhook under the allowed prefixes, in its normal
- * form too.  *out: the request as the scheduler gets it.
- */
-static int submit_check(struct api *a, const char *body, size_t len, char **out)
-{
-	struct job_spec spec;
-	char *repo = NULL, *hook = NULL;
-	int rc;
-
-	*out = NULL;
-	if ((rc = job_spec_parse(&spec, body, len)))
-		return rc;
-	if (spec.source && (spec.repo || spec.commit))
-		rc = err_set(ERR_INPUT, "'source' is the base of the build: "
-					"no 'repo' or 'commit' with it");
-	else if (spec.recipe && !recipe_name_ok(spec.recipe))
-		rc = err_set(ERR_INPUT, "field 'recipe' must be a recipe name "
-					"(letters, digits, '.', '_', '-'), "
-					"not a path");
-	else if (spec.repo && (rc = policy_repo(a->o.repo_urls, a->o.repo_roots,
-						spec.repo, &repo)))
-		;
-	else if (spec.callback &&
-		 (rc = policy_hook(a->o.hook_urls, spec.callback, &hook)))
-		rc = rc == ERR_INPUT ? err_wrap(ERR_INPUT, "field 'callback'")
-				     : rc;
-	if (!rc && repo) {
-		free(spec.repo);
-		spec.repo = repo;
-		repo = NULL;
-	}
-	if (!rc && hook) {
-		free(spec.callback);
-		spec.callback = hook;
-		hook = NULL;
-	}
-	if (!rc && !(*out = job_spec_dump(&spec)))
-		rc = err_set(ERR_NOMEM, "out of memory");
-	free(repo);
-	free(hook);
-	job_spec_release(&spec);
-	return rc;
-}
-
-/*
- * Under c->lock: 0 when owner may submit now; else the seconds it should
- * wait (Retry-After), and err_last() says which limit it met.  A job
- * that ends makes room: when is not known, so a minute is suggested.
- */
-static int submit_wait(struct api *a, const char *owner, double now)
-{
-	long long open = 0;
-	int wait;
-
-	if (a->o.max_jobs_per_submitter &&
-	    !store_job_count_open(a->c->store, owner, &open) &&
-	    open >= a->o.max_jobs_per_submitter) {
-		err_set(ERR_INPUT,
-			"'%s' has %lld jobs fetching, queued or running: at "
-			"most %u (setting max-jobs-per-submitter)",
-			owner, open, a->o.max_jobs_per_submitter);
-		return 60;
-	}
-	if (a->submits && (wait = quota_wait(a->submits, owner, now))) {
-		err_set(ERR_INPUT,
-			"'%s' submitted %u jobs in the last minute: at most "
-			"%u (setting max-submits-per-minute)",
-			owner, a->o.max_submits_per_minute,
-			a->o.max_submits_per_minute);
-		return wait;
-	}
-	return 0;
-}
-
-/*
- * A job whose repository is a URL (or a Debian source version) is stored
- * as fetching and answered at once; the fetch queue (fetchq.c) fetches
- * it outside the lock and then plans or fails it.  Any other job is
- * planned here.  A submitter past its quota is answered 429.
- */
-static enum MHD_Result submit(struct api *a, struct MHD_Connection *mc,
-			      struct conn *cn)
-{
-	long long id = 0;
-	char *checked = NULL, *doc, why[512];
-	int rc, fetching, wait;
-	double now = util_now();
-
-	if ((rc = submit_check(a, buf_str(&cn->body), cn->body.len, &checked)))
-		return error_reply(mc, status_for(rc), err_last());
-	fetching = sched_needs_fetch(checked, strlen(checked));
-	pthread_mutex_lock(&a->c->lock);
-	wait = submit_wait(a, cn->owner, now);
-	if (wait)
-		snprintf(why, sizeof(why), "%s", err_last());
-	else if (fetching)
-		rc = sched_submit_fetching(a->c->sched, checked,
-					   strlen(checked), cn->owner, &id);
-	else
-		rc = sched_submit(a->c->sched, checked, strlen(checked), NULL,
-				  0, cn->owner, &id);
-	if (!wait && !rc && a->submits)
-		quota_count(a->submits, cn->owner, now);
-	if (fetching && !wait)
-		pthread_cond_broadcast(&a->c->fetch);
-	pthread_mutex_unlock(&a->c->lock);
-	free(checked);
-	if (wait)
-		return too_many(mc, why, wait);
-	if (!rc && !fetching)
-		api_dispatch(a);
-	if (rc)
-		return error_reply(mc, status_for(rc), err_last());
-	doc = util_fmt("{\"id\":%lld,\"state\":\"%s\"}", id,
-		       fetching ? "fetching" : "queued");
-	return json_reply(mc, MHD_HTTP_CREATED, doc);
-}
-
-/*
- * What only a job's submitter may do to it: a submit token of the same
- * name as the one that submitted it (a job from before owners were
- * kept, by any submit token).  act runs under the coordinator's lock;
- * ERR_INPUT from it is a conflict with the job's state (409); wake: it
- * may queue steps for waiting workers.  The answer is the job as it now
- * is.
- */
-static enum MHD_Result
-by_submitter(struct api *a, struct MHD_Connection *mc, long long id,
-	     const char *owner, const char *verb,
-	     int (*act)(struct sched *s, long long id, const void *arg),
-	     const void *arg, int wake)
-{
-	struct store_job j;
-	int rc, theirs = 0;
-
-	pthread_mutex_lock(&a->c->lock);
-	rc = store_job_get(a->c->store, id, &j);
-	if (!rc) {
-		theirs = j.owner && strcmp(j.owner, owner);
-		store_job_release(&j);
-	}
-	if (!rc && !theirs)
-		rc = act(a->c->sched, id, arg);
-	pthread_mutex_unlock(&a->c->lock);
-	if (theirs) {
-		char msg[128];
-
-		snprintf(msg, sizeof(msg),
-			 "this job was submitted with another token: only "
-			 "its submitter may %s",
-			 verb);
-		return error_reply(mc, MHD_HTTP_FORBIDDEN, msg);
-	}
-	if (rc == ERR_INPUT)
-		return error_reply(mc, MHD_HTTP_CONFLICT, err_last());
-	if (rc)
-		return error_reply(mc, status_for(rc), err_last());
-	if (wake) /* the steps it queued go to waiting workers */
-		api_dispatch(a);
-	return get_job(a, mc, id);
-}
-
-static int act_cancel(struct sched *s, long long id, const void *arg)
-{
-	(void)arg;
-	return sched_cancel(s, id);
-}
-
-static enum MHD_Result cancel(struct api *a, struct MHD_Connection *mc,
-			      long long id, const char *owner)
-{
-	return by_submitter(a, mc, id, owner, "cancel it", act_cancel, NULL, 0);
-}
-
-/* {"release", "verdict"} of a manual releases job's answer */
-struct answer {
-	char release[25], verdict[5];
-};
-
-static int act_answer(struct sched *s, long long id, const void *arg)
-{
-	const struct answer *an = arg;
-
-	return sched_answer(s, id, an->release, an->verdict);
-}
-
-/* The submitter's answer on the release a manual releases job waits for. */
-static enum MHD_Result answer(struct api *a, struct MHD_Connection *mc,
-			      struct conn *cn, long long id)
-{
-	struct answer an;
-	int rc = job_answer_parse(buf_str(&cn->body), cn->body.len, an.release,
-				  an.verdict);
-
-	if (rc)
-		return error_reply(mc, status_for(rc), err_last());
-	return by_submitter(a, mc, id, cn->owner, "answer", act_answer, &an, 1);
-}
-
-static enum MHD_Result bisect_log(struct api *a, struct MHD_Connection *mc,
-				  long long id)
-{
-	struct buf out;
-	int rc;
-
-	buf_init(&out, 16u << 20);
-	pthread_mutex_lock(&a->c->lock);
-	rc = sched_bisect_log(a->c->sched, id, &out);
-	pthread_mutex_unlock(&a->c->lock);
-	if (rc) {
-		buf_release(&out);
-		return error_reply(mc, status_for(rc), err_last());
-	}
-	return reply(mc, MHD_HTTP_OK, buf_detach(&out),
-		     "text/plain; charset=utf-8");
-}
-
-static enum MHD_Result get_report(struct api *a, struct MHD_Connection *mc,
-				  long long id, int mail)
-{
-	/* not the request's Host header: a client would choose the links
-	 * that the report sends to others */
-	char *base = a->o.public_url ? strdup(a->o.public_url)
-				     : util_fmt(strchr(a->o.listen, ':')
-							? "http://[%s]:%d"
-							: "http://%s:%d",
-						a->o.listen, api_port(a));
-	struct buf out;
-	char *json = NULL;
-	int rc;
-
-	buf_init(&out, 64u << 20);
-	pthread_mutex_lock(&a->c->lock);
-	rc = jobview_report(a->c->store, a->c->sched, id, base, a->o.mail_from,
-			    mail ? &out : NULL, mail ? NULL : &json);
-	pthread_mutex_unlock(&a->c->lock);
-	free(base);
-	if (rc) {
-		buf_release(&out);
-		return error_reply(mc,
-				   rc == ERR_INPUT ? MHD_HTTP_CONFLICT
-						   : status_for(rc),
-				   err_last());
-	}
-	if (!mail)
-		return json_reply(mc, MHD_HTTP_OK, json);
-	return reply(mc, MHD_HTTP_OK, buf_detach(&out),
-		     "text/plain; charset=utf-8");
-}
-
-/*
- * An artifact's type: plain text (logs, a config) is shown as text;
- * anything else, a page, an image, XML or a package, is given as bytes
- * to save (Content-Disposition: attachment), so that nothing a build
- * wrote is ever rendered as a page of bisectd's.
- */
-static const char *artifact_type(const char *name, int *attachment)
-{
-	static const char *const ends[] = { ".log", ".txt", ".release",
-					    ".patch", ".diff" };
-	static const char *const names[] = { "config", "SHA256SUMS" };
-	size_t n = strlen(name), i;
-
-	*attachment = 0;
-	for (i = 0; i < sizeof(ends) / sizeof(ends[0]); i++)
-		if (n > strlen(ends[i]) &&
-		    !strcmp(name + n - strlen(ends[i]), ends[i]))
-			return "text/plain; charset=utf-8";
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(name, names[i]))
-			return "text/plain; charset=utf-8";
-	*attachment = 1;
-	return "application/octet-stream";
-}
-
-static enum MHD_Result get_artifact(struct api *a, struct MHD_Connection *mc,
-				    long long job, long long step,
-				    const char *name)
-{
-	struct store_step st;
-	struct MHD_Response *r;
-	struct stat sb;
-	enum MHD_Result ret;
-	char *path;
-	int rc, fd, attachment;
-
-	if (bad_name(name))
-		return error_reply(mc, MHD_HTTP_BAD_REQUEST, bad_name(name));
-	pthread_mutex_lock(&a->c->lock);
-	rc = store_step_get(a->c->store, step, &st);
-	pthread_mutex_unlock(&a->c->lock);
-	if (rc || st.job != job) {
-		if (!rc)
-			free(st.result);
-		return error_reply(mc, MHD_HTTP_NOT_FOUND, "no such step");
-	}
-	free(st.result);
-	path = util_fmt("%s/artifacts/%lld/%s", a->c->state_dir, step, name);
-	fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-	free(path);
-	if (fd < 0 || fstat(fd, &sb)) {
-		if (fd >= 0)
-			close(fd);
-		return error_reply(mc, MHD_HTTP_NOT_FOUND, "no such artifact");
-	}
-	r = MHD_create_response_from_fd((uint64_t)sb.st_size, fd);
-	if (!r) {
-		close(fd);
-		return error_reply(mc, MHD_HTTP_INTERNAL_SERVER_ERROR,
-				   "out of memory");
-	}
-	MHD_add_response_header(r, "Content-Type",
-				artifact_type(name, &attachment));
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-	if (attachment) {
-		/* the name is of [A-Za-z0-9._~+-]: nothing to quote */
-		char *disp = util_fmt("attachment; filename=\"%s\"", name);
-
-		if (disp)
-			MHD_add_response_header(r, "Content-Disposition", disp);
-		free(disp);
-	}
-	ret = MHD_queue_response(mc, MHD_HTTP_OK, r);
-	MHD_destroy_response(r);
-	return ret;
-}
-
-static enum MHD_Result register_worker(struct api *a, struct MHD_Connection *mc,
-				       struct conn *cn)
-{
-	long long id = 0;
-	int rc;
-
-	pthread_mutex_lock(&a->c->lock);
-	rc = sched_register(a->c->sched, cn->token, buf_str(&cn->body),
-			    cn->body.len, &id);
-	pthread_mutex_unlock(&a->c->lock);
-	if (rc)
-		return error_reply(mc, status_for(rc), err_last());
-	return json_reply(mc, MHD_HTTP_CREATED, util_fmt("{\"id\":%lld}", id));
-}
-
-/* The answer to a poll: its step, 204 when there was none, or an error. */
-static enum MHD_Result poll_reply(struct api *a, struct MHD_Connection *mc,
-				  int rc, char *assignment, const char *error,
-				  double start)
-{
-	metrics_count(a->m, COUNT_POLLS);
-	if (!rc) {
-		metrics_count(a->m, COUNT_ASSIGNMENTS);
-		metrics_observe(a->m, HIST_POLL_ASSIGN, util_now() - start);
-		return json_reply(mc, MHD_HTTP_OK, assignment);
-	}
-	free(assignment);
-	if (rc == ERR_NOTFOUND && error && strstr(error, "unknown worker"))
-		return error_reply(mc, MHD_HTTP_NOT_FOUND, error);
-	if (rc == ERR_NOTFOUND)
-		return reply(mc, MHD_HTTP_NO_CONTENT, strdup(""),
-			     "application/json");
-	return error_reply(mc, status_for(rc), error);
-}
-
-static int no_step(int rc)
-{
-	return rc == ERR_NOTFOUND && strstr(err_last(), "no step");
-}
-
-static void unlink_waiter(struct api *a, struct conn *cn)
-{
-	if (cn->prev)
-		cn->prev->next = cn->next;
-	else
-		a->wait_head = cn->next;
-	if (cn->next)
-		cn->next->prev = cn->prev;
-	else
-		a->wait_tail = cn->prev;
-	cn->next = cn->prev = NULL;
-	a->nwaiting--;
-}
-
-/*
- * A worker's poll: a step at once when one is queued that it can take;
- * else, with ?wait=SECONDS, the connection is suspended on the waiters'
- * list until api_dispatch() leases it one or the timer ends its wait.
- */
-static enum MHD_Result poll_work(struct api *a, struct MHD_Connection *mc,
-				 struct conn *cn, long long worker)
-{
-	const char *w =
-		MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "wait");
-	char *assignment = NULL;
-	double wait = 0, start = util_now(), t;
-	int rc;
-
-	/* a number of seconds, finite: "nan" or "inf" would never end */
-	if (w && job_query_number("wait", w, 0, a->o.max_poll_s, &wait))
-		return error_reply(mc, MHD_HTTP_BAD_REQUEST, err_last());
-	pthread_mutex_lock(&a->c->lock);
-	metrics_observe(a->m, HIST_LOCK_WAIT, util_now() - start);
-	t = util_now();
-	rc = sched_poll(a->c->sched, cn->token, worker, &assignment);
-	metrics_observe(a->m, HIST_SCHEDULE, util_now() - t);
-	if (no_step(rc) && wait > 0 && !a->closing &&
-	    !store_worker_caps(a->c->store, worker, &cn->caps)) {
-		cn->mc = mc;
-		cn->worker = worker;
-		cn->start = start;
-		cn->deadline = start + wait;
-		cn->pending = PENDING_POLL;
-		cn->prev = a->wait_tail;
-		cn->next = NULL;
-		if (a->wait_tail)
-			a->wait_tail->next = cn;
-		else
-			a->wait_head = cn;
-		a->wait_tail = cn;
-		a->nwaiting++;
-		/* under the lock: no dispatch can resume it before this */
-		MHD_suspend_connection(mc);
-		pthread_mutex_unlock(&a->c->lock);
-		return MHD_YES;
-	}
-	pthread_mutex_unlock(&a->c->lock);
-	return poll_reply(a, mc, rc, assignment, err_last(), start);
-}
-
-/* Resume the connections on a list made with ->next (each one's answer
- * is set): after this, any of them may be freed at once. */
-static void resume_all(struct conn *cn)
-{
-	while (cn) {
-		struct conn *next = cn->next;
-
-		cn->next = NULL;
-		MHD_resume_connection(cn->mc);
-		cn = next;
-	}
-}
-
-void api_dispatch(struct api *a)
-{
-	struct conn *cn, *next, *ready = NULL;
-	/* capabilities for which no step was found: a worker with the same
-	 * ones would find none either, and is not asked */
-	const char *dry[16];
-	size_t ndry = 0, i;
-
-	if (!a)
-		return;
-	pthread_mutex_lock(&a->c->lock);
-	for (cn = a->wait_head; cn; cn = next) {
-		double t;
-		int rc;
-
-		next = cn->next;
-		for (i = 0; i < ndry && strcmp(dry[i], cn->caps); i++)
-			;
-		if (i < ndry)
-			continue;
-		t = util_now();
-		rc = sched_poll(a->c->sched, cn->token, cn->worker,
-				&cn->assignment);
-		metrics_observe(a->m, HIST_SCHEDULE, util_now() - t);
-		if (no_step(rc)) {
-			if (ndry < sizeof(dry) / sizeof(dry[0]))
-				dry[ndry++] = cn->caps;
-			continue;
-		}
-		cn->poll_rc = rc;
-		if (rc)
-			cn->poll_error = strdup(err_last());
-		unlink_waiter(a, cn);
-		cn->pending = PENDING_POLLED;
-		cn->next = ready;
-		ready = cn;
-	}
-	pthread_mutex_unlock(&a->c->lock);
-	resume_all(ready);
-}
-
-/* End the waits that are due by now: they are answered 204. */
-static void expire_waits(struct api *a, double now)
-{
-	struct conn *cn, *next, *ready = NULL;
-
-	pthread_mutex_lock(&a->c->lock);
-	for (cn = a->wait_head; cn; cn = next) {
-		next = cn->next;
-		if (cn->deadline > now)
-			continue;
-		unlink_waiter(a, cn);
-		cn->poll_rc = ERR_NOTFOUND;
-		cn->pending = PENDING_POLLED;
-		cn->next = ready;
-		ready = cn;
-	}
-	pthread_mutex_unlock(&a->c->lock);
-	resume_all(ready);
-}
-
-static void *timer_main(void *arg)
-{
-	struct api *a = arg;
-
-	while (!__atomic_load_n(&a->stopping, __ATOMIC_SEQ_CST)) {
-		struct timespec ts = { 0, 50000000 };
-
-		nanosleep(&ts, NULL);
-		expire_waits(a, util_now());
-		conns_tick(a->cs, util_now());
-		conns_tick(a->csw, util_now());
-	}
-	return NULL;
-}
-
-static enum MHD_Result heartbeat(struct api *a, struct MHD_Connection *mc,
-				 struct conn *cn, const char *lease)
-{
-	int rc;
-
-	pthread_mutex_lock(&a->c->lock);
-	rc = sched_heartbeat(a->c->sched, cn->token, lease);
-	pthread_mutex_unlock(&a->c->lock);
-	if (rc == ERR_NOTFOUND)
-		return error_reply(mc, MHD_HTTP_GONE, err_last());
-	if (rc)
-		return error_reply(mc, status_for(rc), err_last());
-	return json_reply(mc, MHD_HTTP_OK, strdup("{\"ok\":true}"));
-}
-
-static enum MHD_Result result(struct api *a, struct MHD_Connection *mc,
-			      struct conn *cn, const char *lease)
-{
-	int rc;
-
-	pthread_mutex_lock(&a->c->lock);
-	rc = sched_result(a->c->sched, cn->token, lease, buf_str(&cn->body),
-			  cn->body.len);
-	if (!rc)
-		metrics_count(a->m, COUNT_RESULTS);
-	pthread_mutex_unlock(&a->c->lock);
-	if (!rc)
-		api_dispatch(a);
-	if (rc == ERR_NOTFOUND)
-		return error_reply(mc, MHD_HTTP_CONFLICT, err_last());
-	if (rc)
-		return error_reply(mc, status_for(rc), err_last());
-	return json_reply(mc, MHD_HTTP_OK, strdup("{\"ok\":true}"));
-}
-
-/* First call of an artifact upload: check the lease, open a temp file. */
-static void upload_begin(struct api *a, struct conn *cn, const char *lease,
-			 const char *name)
-{
-	char *dir;
-	int rc;
-
-	cn->upload = 1;
-	cn->fd = -1;
-	if (bad_name(name)) {
-		cn->status = MHD_HTTP_BAD_REQUEST;
-		cn->error = strdup(bad_name(name));
-		return;
-	}
-	pthread_mutex_lock(&a->c->lock);
-	rc = sched_lease(a->c->sched, cn->token, lease, &cn->step);
-	pthread_mutex_unlock(&a->c->lock);
-	if (rc) {
-		cn->status =
-			rc == ERR_NOTFOUND ? MHD_HTTP_CONFLICT : status_for(rc);
-		cn->error = strdup(err_last());
-		return;
-	}
-	snprintf(cn->name, sizeof(cn->name), "%s", name);
-	dir = util_fmt("%s/artifacts/%lld", a->c->state_dir, cn->step);
-	cn->dest = util_fmt("%s/%s", dir ? dir : "", name);
-	cn->tmp = util_fmt("%s/.%s.upload", dir ? dir : "", name);
-	if (!dir || !cn->dest || !cn->tmp || util_mkdir_p(dir) ||
-	    (cn->fd = open(cn->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			   0644)) < 0 ||
-	    !(cn->dg = digest_new())) {
-		cn->status = MHD_HTTP_INSUFFICIENT_STORAGE;
-		cn->error = util_fmt("cannot store the artifact: %s",
-				     strerror(errno));
-	}
-	free(dir);
-}
-
-static void upload_data(struct api *a, struct conn *cn, const char *data,
-			size_t len)
-{
-	if (cn->status)
-		return;
-	if (cn->size + len > a->o.max_upload) {
-		cn->status = MHD_HTTP_CONTENT_TOO_LARGE;
-		cn->error = util_fmt("artifact larger than %zu bytes",
-				     a->o.max_upload);
-		return;
-	}
-	digest_update(cn->dg, data, len);
-	cn->size += len;
-	while (len > 0) {
-		ssize_t w = write(cn->fd, data, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			cn->status = MHD_HTTP_INSUFFICIENT_STORAGE;
-			cn->error = util_fmt("cannot store the artifact: %s",
-					     strerror(errno));
-			return;
-		}
-		data += w;
-		len -= (size_t)w;
-	}
-}
-
-static enum MHD_Result upload_end(struct api *a, struct MHD_Connection *mc,
-				  struct conn *cn)
-{
-	const char *want = MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
-						       "X-Content-SHA256");
-	char got[DIGEST_HEXSZ + 1];
-	int rc;
-
-	if (!cn->status && !want) {
-		cn->status = MHD_HTTP_BAD_REQUEST;
-		cn->error = strdup("X-Content-SHA256 header is required");
-	}
-	if (cn->status)
-		return error_reply(mc, cn->status, cn->error ? cn->error : "");
-	digest_finish(cn->dg, got);
-	cn->dg = NULL;
-	if (strcmp(got, want))
-		return error_reply(mc, MHD_HTTP_BAD_REQUEST,
-				   "SHA-256 does not match the content");
-	if (fsync(cn->fd) || close(cn->fd)) {
-		cn->fd = -1;
-		return error_reply(mc, MHD_HTTP_INSUFFICIENT_STORAGE,
-				   "cannot store the artifact");
-	}
-	cn->fd = -1;
-	if (rename(cn->tmp, cn->dest))
-		return error_reply(mc, MHD_HTTP_INSUFFICIENT_STORAGE,
-				   "cannot store the artifact");
-	free(cn->tmp);
-	cn->tmp = NULL; /* nothing to clean up now */
-	pthread_mutex_lock(&a->c->lock);
-	rc = store_artifact_add(a->c->store, cn->step, cn->name,
-				(long long)cn->size, got);
-	pthread_mutex_unlock(&a->c->lock);
-	if (rc)
-		return error_reply(mc, status_for(rc), err_last());
-	return json_reply(mc, MHD_HTTP_CREATED,
-			  util_fmt("{\"name\":\"%s\",\"size\":%zu,"
-				   "\"sha256\":\"%s\"}",
-				   cn->name, cn->size, got));
-}
-
-/* --- web pages --------------------------------------------------------------- */
-
-/* A file of the web directory: only these names, nothing else. */
-static enum MHD_Result web_file(struct api *a, struct MHD_Connection *mc,
-				const char *name)
-{
-	static const struct {
-		const char *name, *type;
-	} files[] = {
-		{ "jobs.html", "text/html; charset=utf-8" },
-		{ "job.html", "text/html; charset=utf-8" },
-		{ "stats.html", "text/html; charset=utf-8" },
-		{ "common.js", "text/javascript; charset=utf-8" },
-		{ "style.css", "text/css; charset=utf-8" },
-	};
-	struct MHD_Response *r;
-	enum MHD_Result ret;
-	struct stat sb;
-	size_t i;
-	char *path;
-	int fd;
-
-	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		if (!strcmp(files[i].name, name))
-			break;
-	if (i == sizeof(files) / sizeof(files[0]))
-		return error_reply(mc, MHD_HTTP_NOT_FOUND, "no such page");
-	path = util_fmt("%s/%s", a->o.web_dir, name);
-	fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-	free(path);
-	if (fd < 0 || fstat(fd, &sb)) {
-		if (fd >= 0)
-			close(fd);
-		return error_reply(mc, MHD_HTTP_NOT_FOUND,
-				   "web pages are not installed");
-	}
-	r = MHD_create_response_from_fd((uint64_t)sb.st_size, fd);
-	MHD_add_response_header(r, "Content-Type", files[i].type);
-	MHD_add_response_header(r, "Cache-Control", "no-cache");
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-	ret = MHD_queue_response(mc, MHD_HTTP_OK, r);
-	MHD_destroy_response(r);
-	return ret;
-}
-
-struct pkg_list {
-	struct package_result *r;
-};
-
-static int list_packages(const char *name, long long size, const char *sha,
-			 void *payload)
-{
-	struct package_result *r = payload;
-	size_t l = strlen(name);
-	char **f;
-
-	(void)size;
-	(void)sha;
-	if (l < 5 ||
-	    (strcmp(name + l - 4, ".deb") && strcmp(name + l - 4, ".rpm")))
-		return 0;
-	f = realloc(r->files, (r->nfiles + 1) * sizeof(*f));
-	if (!f)
-		return 1;
-	r->files = f;
-	if ((f[r->nfiles] = strdup(name)))
-		r->nfiles++;
-	return 0;
-}
-
-/*
- * A build job's download page: its packages (the artifacts its worker
- * uploaded), install and uninstall commands, Secure Boot.
- */
-static enum MHD_Result download_page(struct api *a, struct MHD_Connection *mc,
-				     long long id)
-{
-	struct package_result r = { 0 };
-	struct store_step *steps = NULL, *st = NULL;
-	struct store_job j;
-	struct job_spec spec = { 0 };
-	struct buf page, rel;
-	size_t n = 0, i;
-	char what[512], prefix[128], *path = NULL, *title = NULL;
-	const char *mark;
-	int rc;
-
-	buf_init(&page, 1 << 20);
-	buf_init(&rel, 4096);
-	pthread_mutex_lock(&a->c->lock);
-	rc = store_job_get(a->c->store, id, &j);
-	if (!rc) {
-		rc = strcmp(j.type, "build") ? ERR_NOTFOUND : 0;
-		if (!rc)
-			rc = job_spec_parse(&spec, j.spec, strlen(j.spec));
-		if (!rc)
-			rc = store_steps_of_job(a->c->store, id, &steps, &n);
-		for (i = 0; !rc && i < n; i++)
-			if (steps[i].state == STEP_DONE &&
-			    !strcmp(steps[i].role, "build"))
-				st = &steps[i];
-		if (st)
-			store_artifacts(a->c->store, st->id, list_packages, &r);
-		store_job_release(&j);
-	}
-	pthread_mutex_unlock(&a->c->lock);
-	if (!rc && (!st || !r.nfiles))
-		rc = err_set(ERR_NOTFOUND, "job %lld has no packages", id);
-	if (!rc) {
-		path = util_fmt("%s/artifacts/%lld/kernel.release",
-				a->c->state_dir, st->id);
-		if (path && !buf_read_file(&rel, path))
-			r.release = strndup(buf_str(&rel),
-					    strcspn(buf_str(&rel), "\n"));
-		mark = r.release ? strstr(r.release, "-bisectd.") : NULL;
-		if (mark) {
-			r.rpm_version =
-				util_fmt("%.*s~%s", (int)(mark - r.release),
-					 r.release, mark + 1);
-			r.deb_version = util_fmt("%s-1", r.rpm_version);
-		}
-		title = st->result ? job_json_string(st->result, "title")
-				   : NULL;
-		if (spec.source)
-			snprintf(what, sizeof(what),
-				 "Built from Debian's linux-source-6.1 %s "
-				 "with %zu patch(es) applied, configured by "
-				 "the %s recipe.",
-				 spec.source, spec.npatches, spec.recipe);
-		else
-			snprintf(what, sizeof(what),
-				 "Built from %.12s of %s with %zu patch(es) "
-				 "applied, configured by the %s recipe.",
-				 spec.commit, spec.repo, spec.npatches,
-				 spec.recipe);
-		snprintf(prefix, sizeof(prefix),
-			 "/api/v1/jobs/%lld/steps/%lld/artifacts/", id, st->id);
-		{
-			struct download_info d = {
-				.packages = &r,
-				.what = what,
-				.recipe = spec.recipe,
-				.smoke =
-					!strcmp(st->verdict, "good")
-						? "good"
-						: (title ? title : st->verdict),
-				.link_prefix = prefix,
-				/* the step's title tells how it went */
-				.install = spec.install_test ? title : NULL,
-			};
-
-			artifacts_page(&page, &d);
-		}
-	}
-	free(path);
-	free(title);
-	buf_release(&rel);
-	store_steps_release(steps, n);
-	job_spec_release(&spec);
-	package_result_release(&r);
-	if (rc) {
-		buf_release(&page);
-		return error_reply(mc, status_for(rc), err_last());
-	}
-	return reply(mc, MHD_HTTP_OK, buf_detach(&page),
-		     "text/html; charset=utf-8");
-}
-
-/* The connections both listeners hold, and those closed (conns.h). */
-static void conns_metrics(struct api *a, struct buf *b)
-{
-	static const char *const why[CONNS_NWHY] = {
-		[CONNS_HEADERS] = "headers",
-		[CONNS_BODY] = "body",
-		[CONNS_EVICTED] = "evicted",
-		[CONNS_FULL] = "full",
-	};
-	struct conns_stats st = { 0 };
-	int i;
-
-	conns_stats(a->cs, &st);
-	conns_stats(a->csw, &st);
-	buf_printf(b,
-		   "# HELP bisectd_connections Connections held: without "
-		   "a valid token, new (waiting for a first request), idle "
-		   "(waiting for another) or busy (with a request under "
-		   "way); or with one.\n"
-		   "# TYPE bisectd_connections gauge\n"
-		   "bisectd_connections{state=\"new\"} %u\n"
-		   "bisectd_connections{state=\"idle\"} %u\n"
-		   "bisectd_connections{state=\"busy\"} %u\n"
-		   "bisectd_connections{state=\"trusted\"} %u\n"
-		   "# HELP bisectd_connections_closed_total Connections "
-		   "closed by bisectd: headers or body too slow, evicted "
-		   "for a new one, or new with no room.\n"
-		   "# TYPE bisectd_connections_closed_total counter\n",
-		   st.fresh, st.idle, st.busy, st.trusted);
-	for (i = 0; i < CONNS_NWHY; i++)
-		buf_printf(b,
-			   "bisectd_connections_closed_total{reason=\"%s\"} "
-			   "%llu\n",
-			   why[i], st.closed[i]);
-}
-
-/* The daemon's counters and histograms, in Prometheus' text format. */
-static enum MHD_Result get_metrics(struct api *a, struct MHD_Connection *mc)
-{
-	struct store_counts c;
-	struct buf b;
-	size_t waiting, queued = 0;
-	struct conn *cn;
-	int rc;
-
-	pthread_mutex_lock(&a->c->lock);
-	rc = store_counts(a->c->store, &c);
-	waiting = a->nwaiting;
-	pthread_mutex_unlock(&a->c->lock);
-	if (rc)
-		return error_reply(mc, status_for(rc), err_last());
-	pthread_mutex_lock(&a->q_lock);
-	for (cn = a->q_head; cn; cn = cn->next)
-		queued++;
-	pthread_mutex_unlock(&a->q_lock);
-	buf_init(&b, 1u << 20);
-	rc = metrics_write(a->m, &c, &b);
-	buf_printf(&b,
-		   "# HELP bisectd_polls_waiting Long polls waiting for a "
-		   "step.\n"
-		   "# TYPE bisectd_polls_waiting gauge\n"
-		   "bisectd_polls_waiting %zu\n"
-		   "# HELP bisectd_pool_queue Slow calls waiting for a pool "
-		   "thread.\n"
-		   "# TYPE bisectd_pool_queue gauge\n"
-		   "bisectd_pool_queue %zu\n",
-		   waiting, queued);
-	conns_metrics(a, &b);
-	if (rc) {
-		buf_release(&b);
-		return error_reply(mc, status_for(rc), err_last());
-	}
-	return reply(mc, MHD_HTTP_OK, buf_detach(&b),
-		     "text/plain; version=0.0.4; charset=utf-8");
-}
-
-static enum MHD_Result web(struct api *a, struct MHD_Connection *mc,
-			   const char *url)
-{
-	long long id;
-	char tail[16];
-
-	if (!strcmp(url, "/") || !strcmp(url, "/jobs") ||
-	    !strcmp(url, "/jobs/"))
-		return web_file(a, mc, "jobs.html");
-	if (!strncmp(url, "/jobs/", 6) && !parse_id(url + 6, &id))
-		return web_file(a, mc, "job.html");
-	if (!strncmp(url, "/jobs/", 6) &&
-	    sscanf(url + 6, "%lld/%15s", &id, tail) == 2 && id > 0 &&
-	    !strcmp(tail, "download"))
-		return download_page(a, mc, id);
-	if (!strcmp(url, "/stats"))
-		return web_file(a, mc, "stats.html");
-	if (!strcmp(url, "/metrics"))
-		return get_metrics(a, mc);
-	if (!strncmp(url, "/static/", 8))
-		return web_file(a, mc, url + 8);
-	return error_reply(mc, MHD_HTTP_NOT_FOUND, "no such page");
 }
 
 /* --- routing --------------------------------------------------------------- */
@@ -1346,68 +236,68 @@ static enum MHD_Result r_health(struct api *a, struct MHD_Connection *mc,
 				struct conn *cn, const struct match *m)
 {
 	(void)a, (void)cn, (void)m;
-	return json_reply(mc, MHD_HTTP_OK, strdup("{\"ok\":true}"));
+	return api_json_reply(mc, MHD_HTTP_OK, strdup("{\"ok\":true}"));
 }
 
 static enum MHD_Result r_jobs(struct api *a, struct MHD_Connection *mc,
 			      struct conn *cn, const struct match *m)
 {
 	(void)cn, (void)m;
-	return list_jobs(a, mc);
+	return api_list_jobs(a, mc);
 }
 
 static enum MHD_Result r_submit(struct api *a, struct MHD_Connection *mc,
 				struct conn *cn, const struct match *m)
 {
 	(void)m;
-	return submit(a, mc, cn);
+	return api_submit(a, mc, cn);
 }
 
 static enum MHD_Result r_job(struct api *a, struct MHD_Connection *mc,
 			     struct conn *cn, const struct match *m)
 {
 	(void)cn;
-	return get_job(a, mc, m->id[0]);
+	return api_get_job(a, mc, m->id[0]);
 }
 
 static enum MHD_Result r_cancel(struct api *a, struct MHD_Connection *mc,
 				struct conn *cn, const struct match *m)
 {
-	return cancel(a, mc, m->id[0], cn->owner);
+	return api_cancel(a, mc, m->id[0], cn->owner);
 }
 
 static enum MHD_Result r_answer(struct api *a, struct MHD_Connection *mc,
 				struct conn *cn, const struct match *m)
 {
-	return answer(a, mc, cn, m->id[0]);
+	return api_answer(a, mc, cn, m->id[0]);
 }
 
 static enum MHD_Result r_log(struct api *a, struct MHD_Connection *mc,
 			     struct conn *cn, const struct match *m)
 {
 	(void)cn;
-	return bisect_log(a, mc, m->id[0]);
+	return api_bisect_log(a, mc, m->id[0]);
 }
 
 static enum MHD_Result r_report_txt(struct api *a, struct MHD_Connection *mc,
 				    struct conn *cn, const struct match *m)
 {
 	(void)cn;
-	return get_report(a, mc, m->id[0], 1);
+	return api_get_report(a, mc, m->id[0], 1);
 }
 
 static enum MHD_Result r_report_json(struct api *a, struct MHD_Connection *mc,
 				     struct conn *cn, const struct match *m)
 {
 	(void)cn;
-	return get_report(a, mc, m->id[0], 0);
+	return api_get_report(a, mc, m->id[0], 0);
 }
 
 static enum MHD_Result r_artifact(struct api *a, struct MHD_Connection *mc,
 				  struct conn *cn, const struct match *m)
 {
 	(void)cn;
-	return get_artifact(a, mc, m->id[0], m->id[1], m->word[0]);
+	return api_get_artifact(a, mc, m->id[0], m->id[1], m->word[0]);
 }
 
 /* Regressions per subsystem from the verified bisections: JSON or a chart. */
@@ -1420,23 +310,24 @@ static enum MHD_Result get_stats(struct api *a, struct MHD_Connection *mc,
 	int rc = stats_table(a->c->store, a->c->sched, &a->c->lock, &st);
 
 	if (rc)
-		return error_reply(mc, status_for(rc), err_last());
+		return api_error_reply(mc, api_status_for(rc), err_last());
 	if (!svg) {
 		doc = regstats_json(&st);
 		regstats_release(&st);
 		if (!doc)
-			return error_reply(mc, MHD_HTTP_INTERNAL_SERVER_ERROR,
-					   "out of memory");
-		return json_reply(mc, MHD_HTTP_OK, doc);
+			return api_error_reply(mc,
+					       MHD_HTTP_INTERNAL_SERVER_ERROR,
+					       "out of memory");
+		return api_json_reply(mc, MHD_HTTP_OK, doc);
 	}
 	buf_init(&b, 16u << 20);
 	rc = regstats_svg(&st, 30, &b);
 	regstats_release(&st);
 	if (rc) {
 		buf_release(&b);
-		return error_reply(mc, status_for(rc), err_last());
+		return api_error_reply(mc, api_status_for(rc), err_last());
 	}
-	return reply(mc, MHD_HTTP_OK, buf_detach(&b), "image/svg+xml");
+	return api_reply(mc, MHD_HTTP_OK, buf_detach(&b), "image/svg+xml");
 }
 
 static enum MHD_Result r_stats(struct api *a, struct MHD_Connection *mc,
@@ -1472,9 +363,9 @@ static enum MHD_Result serve_git(struct api *a, struct MHD_Connection *mc,
 			mc, MHD_GET_ARGUMENT_KIND, "service");
 
 		if (!s || strcmp(s, "git-upload-pack"))
-			return error_reply(mc, MHD_HTTP_FORBIDDEN,
-					   "workers may only fetch "
-					   "(service=git-upload-pack)");
+			return api_error_reply(mc, MHD_HTTP_FORBIDDEN,
+					       "workers may only fetch "
+					       "(service=git-upload-pack)");
 		rq.query = "service=git-upload-pack";
 	}
 	memset(&spec, 0, sizeof(spec));
@@ -1497,7 +388,7 @@ static enum MHD_Result serve_git(struct api *a, struct MHD_Connection *mc,
 			     id);
 	if (rc) {
 		job_spec_release(&spec);
-		return error_reply(mc, status_for(rc), err_last());
+		return api_error_reply(mc, api_status_for(rc), err_last());
 	}
 	rq.repo = spec.repo;
 	rq.content_type = MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
@@ -1511,13 +402,13 @@ static enum MHD_Result serve_git(struct api *a, struct MHD_Connection *mc,
 	rc = gitserve(&out, &rq);
 	job_spec_release(&spec);
 	if (rc)
-		return error_reply(mc, status_for(rc), err_last());
+		return api_error_reply(mc, api_status_for(rc), err_last());
 	r = MHD_create_response_from_fd_at_offset64(out.size, out.fd,
 						    (uint64_t)out.offset);
 	if (!r) {
 		close(out.fd);
-		return error_reply(mc, MHD_HTTP_INTERNAL_SERVER_ERROR,
-				   "out of memory");
+		return api_error_reply(mc, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				       "out of memory");
 	}
 	return respond(mc, out.status, r, out.type);
 }
@@ -1545,25 +436,25 @@ static enum MHD_Result r_register(struct api *a, struct MHD_Connection *mc,
 				  struct conn *cn, const struct match *m)
 {
 	(void)m;
-	return register_worker(a, mc, cn);
+	return api_register_worker(a, mc, cn);
 }
 
 static enum MHD_Result r_poll(struct api *a, struct MHD_Connection *mc,
 			      struct conn *cn, const struct match *m)
 {
-	return poll_work(a, mc, cn, m->id[0]);
+	return api_poll_work(a, mc, cn, m->id[0]);
 }
 
 static enum MHD_Result r_heartbeat(struct api *a, struct MHD_Connection *mc,
 				   struct conn *cn, const struct match *m)
 {
-	return heartbeat(a, mc, cn, m->word[0]);
+	return api_heartbeat(a, mc, cn, m->word[0]);
 }
 
 static enum MHD_Result r_result(struct api *a, struct MHD_Connection *mc,
 				struct conn *cn, const struct match *m)
 {
-	return result(a, mc, cn, m->word[0]);
+	return api_result(a, mc, cn, m->word[0]);
 }
 
 /*
@@ -1620,14 +511,14 @@ static enum MHD_Result defer(struct api *a, struct MHD_Connection *mc,
 	cn->method = strdup(method);
 	cn->url = strdup(url);
 	if (!cn->method || !cn->url)
-		return error_reply(mc, MHD_HTTP_INTERNAL_SERVER_ERROR,
-				   "out of memory");
+		return api_error_reply(mc, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				       "out of memory");
 	cn->mc = mc;
 	pthread_mutex_lock(&a->q_lock);
 	if (a->stopping) {
 		pthread_mutex_unlock(&a->q_lock);
-		return error_reply(mc, MHD_HTTP_SERVICE_UNAVAILABLE,
-				   "bisectd is stopping");
+		return api_error_reply(mc, MHD_HTTP_SERVICE_UNAVAILABLE,
+				       "bisectd is stopping");
 	}
 	cn->pending = PENDING_POOL;
 	MHD_suspend_connection(mc);
@@ -1662,7 +553,7 @@ static int match_route(const char *pattern, char **seg, size_t n,
 	for (i = 0; i < n; i++) {
 		if (p[i][0] == '#') {
 			if (!bad &&
-			    (ids == 2 || parse_id(seg[i], &m->id[ids]))) {
+			    (ids == 2 || api_parse_id(seg[i], &m->id[ids]))) {
 				static char name[16];
 
 				snprintf(name, sizeof(name), "%s", p[i] + 1);
@@ -1691,31 +582,33 @@ static enum MHD_Result route(struct api *a, struct MHD_Connection *mc,
 	size_t n, i;
 
 	if (!who)
-		return error_reply(mc, MHD_HTTP_UNAUTHORIZED,
-				   "unknown or malformed bearer token");
+		return api_error_reply(mc, MHD_HTTP_UNAUTHORIZED,
+				       "unknown or malformed bearer token");
 	if (strncmp(url, "/api/v1/", 8) && strcmp(url, "/api/v1")) {
 		if (!is_get)
-			return error_reply(mc, MHD_HTTP_NOT_FOUND,
-					   "no such page");
+			return api_error_reply(mc, MHD_HTTP_NOT_FOUND,
+					       "no such page");
 		if (!a->o.public_read && !*who)
-			return error_reply(mc, MHD_HTTP_UNAUTHORIZED,
-					   "reading needs a token");
-		return web(a, mc, url);
+			return api_error_reply(mc, MHD_HTTP_UNAUTHORIZED,
+					       "reading needs a token");
+		return api_web(a, mc, url);
 	}
 	snprintf(path, sizeof(path), "%s", url + 7);
 	n = split(path, seg, 8);
 	if (n > 8)
-		return error_reply(mc, MHD_HTTP_NOT_FOUND, "no such resource");
+		return api_error_reply(mc, MHD_HTTP_NOT_FOUND,
+				       "no such resource");
 	if (cn->too_big)
-		return error_reply(mc, MHD_HTTP_CONTENT_TOO_LARGE,
-				   "request body too large");
+		return api_error_reply(mc, MHD_HTTP_CONTENT_TOO_LARGE,
+				       "request body too large");
 	if (cn->busy)
-		return error_reply(mc, MHD_HTTP_SERVICE_UNAVAILABLE,
-				   "too many request bodies in memory at once: "
-				   "try again");
+		return api_error_reply(
+			mc, MHD_HTTP_SERVICE_UNAVAILABLE,
+			"too many request bodies in memory at once: "
+			"try again");
 	if (is_get && !a->o.public_read && !*who)
-		return error_reply(mc, MHD_HTTP_UNAUTHORIZED,
-				   "reading needs a token");
+		return api_error_reply(mc, MHD_HTTP_UNAUTHORIZED,
+				       "reading needs a token");
 	for (i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
 		const struct route *r = &routes[i];
 		int hit;
@@ -1725,8 +618,8 @@ static enum MHD_Result route(struct api *a, struct MHD_Connection *mc,
 		if (!(hit = match_route(r->pattern, seg, n, &m, &what)))
 			continue;
 		if (r->role && strcmp(who, r->role))
-			return error_reply(mc, MHD_HTTP_UNAUTHORIZED,
-					   r->denied);
+			return api_error_reply(mc, MHD_HTTP_UNAUTHORIZED,
+					       r->denied);
 		if (hit < 0)
 			break;
 		if (r->slow && !deferring)
@@ -1737,9 +630,9 @@ static enum MHD_Result route(struct api *a, struct MHD_Connection *mc,
 		char msg[32];
 
 		snprintf(msg, sizeof(msg), "no such %s", what);
-		return error_reply(mc, MHD_HTTP_NOT_FOUND, msg);
+		return api_error_reply(mc, MHD_HTTP_NOT_FOUND, msg);
 	}
-	return error_reply(mc, MHD_HTTP_NOT_FOUND, "no such resource");
+	return api_error_reply(mc, MHD_HTTP_NOT_FOUND, "no such resource");
 }
 
 /* An artifact upload: PUT /api/v1/leases/L/artifacts/NAME. */
@@ -1806,8 +699,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc,
 
 		cn->pending = PENDING_NONE;
 		cn->assignment = NULL;
-		return poll_reply(a, mc, cn->poll_rc, assignment,
-				  cn->poll_error, cn->start);
+		return api_poll_reply(a, mc, cn->poll_rc, assignment,
+				      cn->poll_error, cn->start);
 	}
 	if (cn && cn->pending == PENDING_DONE) {
 		enum MHD_Result ret = MHD_NO;
@@ -1837,7 +730,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc,
 				cn->error = strdup("uploads need a worker "
 						   "token");
 			} else {
-				upload_begin(a, cn, lease, name);
+				api_upload_begin(a, cn, lease, name);
 			}
 		} else if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
 			/* every call with a body needs a token: without
@@ -1857,7 +750,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc,
 		if (cn->refused)
 			; /* dropped */
 		else if (cn->upload)
-			upload_data(a, cn, data, *size);
+			api_upload_data(a, cn, data, *size);
 		else if (cn->too_big || cn->busy)
 			; /* dropped, answered when it ends */
 		else if (__atomic_add_fetch(&a->body_bytes, *size,
@@ -1879,9 +772,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc,
 	}
 	conns_received(entry_of(mc));
 	if (cn->upload)
-		return upload_end(a, mc, cn);
+		return api_upload_end(a, mc, cn);
 	if (cn->refused)
-		return error_reply(mc, (unsigned)cn->status, cn->error);
+		return api_error_reply(mc, (unsigned)cn->status, cn->error);
 	return route(a, mc, cn, method, url);
 }
 
@@ -1991,7 +884,7 @@ static void stop_threads(struct api *a)
 	pthread_mutex_lock(&a->c->lock);
 	a->closing = 1;
 	pthread_mutex_unlock(&a->c->lock);
-	expire_waits(a, INFINITY);
+	api_expire_waits(a, INFINITY);
 }
 
 static void api_free(struct api *a)
@@ -2125,7 +1018,7 @@ int api_start(struct api **out, struct coord *c, const struct api_opts *o)
 		a->npool++;
 	}
 	if (a->npool == a->o.pool &&
-	    !(rc = pthread_create(&a->timer, NULL, timer_main, a)))
+	    !(rc = pthread_create(&a->timer, NULL, api_timer_main, a)))
 		a->have_timer = 1;
 	if (!a->have_timer) {
 		stop_threads(a);

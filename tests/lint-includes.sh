@@ -10,7 +10,8 @@
 # one file only: libarchive from lib/archives.c, libgit2 from
 # lib/gitutil.c, libcurl from lib/http.c, libvirt from
 # worker/boot_libvirt.c, SQLite from bisectd/store.c, libmicrohttpd from
-# bisectd/api.c, GMime from lib/mbox.c.
+# the API's files (bisectd/api_priv.h, which only bisectd/api*.c
+# include), GMime from lib/mbox.c.
 cd "$(dirname "$0")/.." || exit 1
 headers() { for h in "$1"/*.h; do [ -e "$h" ] && basename "$h"; done; }
 # may FOLDER include HEADER?  0 yes
@@ -46,7 +47,7 @@ for folder in lib worker bisectd cli; do
 		curl/*) home=lib/http.c ;;
 		libvirt/*) home=worker/boot_libvirt.c ;;
 		sqlite3.h) home=bisectd/store.c ;;
-		microhttpd.h) home=bisectd/api.c ;;
+		microhttpd.h) home=bisectd/api_priv.h ;;
 		gmime/*) home=lib/mbox.c ;;
 		*) continue ;;
 		esac
@@ -54,6 +55,14 @@ for folder in lib worker bisectd cli; do
 			echo "$f:$n: <$h>: only $home calls that library"
 	done
 done > "${TMPDIR:-/tmp}/lint-includes.$$"
+grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"api_priv.h"' \
+	lib/*.[ch] worker/*.[ch] bisectd/*.[ch] cli/*.[ch] |
+	while IFS=: read -r f n _; do
+		case $f in
+		bisectd/api.c | bisectd/api_*.c) ;;
+		*) echo "$f:$n: \"api_priv.h\": only the API's files include it" ;;
+		esac
+	done >> "${TMPDIR:-/tmp}/lint-includes.$$"
 if [ -s "${TMPDIR:-/tmp}/lint-includes.$$" ]; then
 	cat "${TMPDIR:-/tmp}/lint-includes.$$"
 	bad=1

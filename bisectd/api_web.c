@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The web pages: the files of the web directory, a build's download
+ * page, and the Prometheus metrics.
+ */
+#include "api_priv.h"
+
+/* A file of the web directory: only these names, nothing else. */
+static enum MHD_Result web_file(struct api *a, struct MHD_Connection *mc,
+				const char *name)
+{
+	static const struct {
+		const char *name, *type;
+	} files[] = {
+		{ "jobs.html", "text/html; charset=utf-8" },
+		{ "job.html", "text/html; charset=utf-8" },
+		{ "stats.html", "text/html; charset=utf-8" },
+		{ "common.js", "text/javascript; charset=utf-8" },
+		{ "style.css", "text/css; charset=utf-8" },
+	};
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	struct stat sb;
+	size_t i;
+	char *path;
+	int fd;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (!strcmp(files[i].name, name))
+			break;
+	if (i == sizeof(files) / sizeof(files[0]))
+		return api_error_reply(mc, MHD_HTTP_NOT_FOUND, "no such page");
+	path = util_fmt("%s/%s", a->o.web_dir, name);
+	fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	free(path);
+	if (fd < 0 || fstat(fd, &sb)) {
+		if (fd >= 0)
+			close(fd);
+		return api_error_reply(mc, MHD_HTTP_NOT_FOUND,
+				       "web pages are not installed");
+	}
+	r = MHD_create_response_from_fd((uint64_t)sb.st_size, fd);
+	MHD_add_response_header(r, "Content-Type", files[i].type);
+	MHD_add_response_header(r, "Cache-Control", "no-cache");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	ret = MHD_queue_response(mc, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+struct pkg_list {
+	struct package_result *r;
+};
+
+static int list_packages(const char *name, long long size, const char *sha,
+			 void *payload)
+{
+	struct package_result *r = payload;
+	size_t l = strlen(name);
+	char **f;
+
+	(void)size;
+	(void)sha;
+	if (l < 5 ||
+	    (strcmp(name + l - 4, ".deb") && strcmp(name + l - 4, ".rpm")))
+		return 0;
+	f = realloc(r->files, (r->nfiles + 1) * sizeof(*f));
+	if (!f)
+		return 1;
+	r->files = f;
+	if ((f[r->nfiles] = strdup(name)))
+		r->nfiles++;
+	return 0;
+}
+
+/*
+ * A build job's download page: its packages (the artifacts its worker
+ * uploaded), install and uninstall commands, Secure Boot.
+ */
+static enum MHD_Result download_page(struct api *a, struct MHD_Connection *mc,
+				     long long id)
+{
+	struct package_result r = { 0 };
+	struct store_step *steps = NULL, *st = NULL;
+	struct store_job j;
+	struct job_spec spec = { 0 };
+	struct buf page, rel;
+	size_t n = 0, i;
+	char what[512], prefix[128], *path = NULL, *title = NULL;
+	const char *mark;
+	int rc;
+
+	buf_init(&page, 1 << 20);
+	buf_init(&rel, 4096);
+	pthread_mutex_lock(&a->c->lock);
+	rc = store_job_get(a->c->store, id, &j);
+	if (!rc) {
+		rc = strcmp(j.type, "build") ? ERR_NOTFOUND : 0;
+		if (!rc)
+			rc = job_spec_parse(&spec, j.spec, strlen(j.spec));
+		if (!rc)
+			rc = store_steps_of_job(a->c->store, id, &steps, &n);
+		for (i = 0; !rc && i < n; i++)
+			if (steps[i].state == STEP_DONE &&
+			    !strcmp(steps[i].role, "build"))
+				st = &steps[i];
+		if (st)
+			store_artifacts(a->c->store, st->id, list_packages, &r);
+		store_job_release(&j);
+	}
+	pthread_mutex_unlock(&a->c->lock);
+	if (!rc && (!st || !r.nfiles))
+		rc = err_set(ERR_NOTFOUND, "job %lld has no packages", id);
+	if (!rc) {
+		path = util_fmt("%s/artifacts/%lld/kernel.release",
+				a->c->state_dir, st->id);
+		if (path && !buf_read_file(&rel, path))
+			r.release = strndup(buf_str(&rel),
+					    strcspn(buf_str(&rel), "\n"));
+		mark = r.release ? strstr(r.release, "-bisectd.") : NULL;
+		if (mark) {
+			r.rpm_version =
+				util_fmt("%.*s~%s", (int)(mark - r.release),
+					 r.release, mark + 1);
+			r.deb_version = util_fmt("%s-1", r.rpm_version);
+		}
+		title = st->result ? job_json_string(st->result, "title")
+				   : NULL;
+		if (spec.source)
+			snprintf(what, sizeof(what),
+				 "Built from Debian's linux-source-6.1 %s "
+				 "with %zu patch(es) applied, configured by "
+				 "the %s recipe.",
+				 spec.source, spec.npatches, spec.recipe);
+		else
+			snprintf(what, sizeof(what),
+				 "Built from %.12s of %s with %zu patch(es) "
+				 "applied, configured by the %s recipe.",
+				 spec.commit, spec.repo, spec.npatches,
+				 spec.recipe);
+		snprintf(prefix, sizeof(prefix),
+			 "/api/v1/jobs/%lld/steps/%lld/artifacts/", id, st->id);
+		{
+			struct download_info d = {
+				.packages = &r,
+				.what = what,
+				.recipe = spec.recipe,
+				.smoke =
+					!strcmp(st->verdict, "good")
+						? "good"
+						: (title ? title : st->verdict),
+				.link_prefix = prefix,
+				/* the step's title tells how it went */
+				.install = spec.install_test ? title : NULL,
+			};
+
+			artifacts_page(&page, &d);
+		}
+	}
+	free(path);
+	free(title);
+	buf_release(&rel);
+	store_steps_release(steps, n);
+	job_spec_release(&spec);
+	package_result_release(&r);
+	if (rc) {
+		buf_release(&page);
+		return api_error_reply(mc, api_status_for(rc), err_last());
+	}
+	return api_reply(mc, MHD_HTTP_OK, buf_detach(&page),
+			 "text/html; charset=utf-8");
+}
+
+/* The connections both listeners hold, and those closed (conns.h). */
+static void conns_metrics(struct api *a, struct buf *b)
+{
+	static const char *const why[CONNS_NWHY] = {
+		[CONNS_HEADERS] = "headers",
+		[CONNS_BODY] = "body",
+		[CONNS_EVICTED] = "evicted",
+		[CONNS_FULL] = "full",
+	};
+	struct conns_stats st = { 0 };
+	int i;
+
+	conns_stats(a->cs, &st);
+	conns_stats(a->csw, &st);
+	buf_printf(b,
+		   "# HELP bisectd_connections Connections held: without "
+		   "a valid token, new (waiting for a first request), idle "
+		   "(waiting for another) or busy (with a request under "
+		   "way); or with one.\n"
+		   "# TYPE bisectd_connections gauge\n"
+		   "bisectd_connections{state=\"new\"} %u\n"
+		   "bisectd_connections{state=\"idle\"} %u\n"
+		   "bisectd_connections{state=\"busy\"} %u\n"
+		   "bisectd_connections{state=\"trusted\"} %u\n"
+		   "# HELP bisectd_connections_closed_total Connections "
+		   "closed by bisectd: headers or body too slow, evicted "
+		   "for a new one, or new with no room.\n"
+		   "# TYPE bisectd_connections_closed_total counter\n",
+		   st.fresh, st.idle, st.busy, st.trusted);
+	for (i = 0; i < CONNS_NWHY; i++)
+		buf_printf(b,
+			   "bisectd_connections_closed_total{reason=\"%s\"} "
+			   "%llu\n",
+			   why[i], st.closed[i]);
+}
+
+/* The daemon's counters and histograms, in Prometheus' text format. */
+static enum MHD_Result get_metrics(struct api *a, struct MHD_Connection *mc)
+{
+	struct store_counts c;
+	struct buf b;
+	size_t waiting, queued = 0;
+	struct conn *cn;
+	int rc;
+
+	pthread_mutex_lock(&a->c->lock);
+	rc = store_counts(a->c->store, &c);
+	waiting = a->nwaiting;
+	pthread_mutex_unlock(&a->c->lock);
+	if (rc)
+		return api_error_reply(mc, api_status_for(rc), err_last());
+	pthread_mutex_lock(&a->q_lock);
+	for (cn = a->q_head; cn; cn = cn->next)
+		queued++;
+	pthread_mutex_unlock(&a->q_lock);
+	buf_init(&b, 1u << 20);
+	rc = metrics_write(a->m, &c, &b);
+	buf_printf(&b,
+		   "# HELP bisectd_polls_waiting Long polls waiting for a "
+		   "step.\n"
+		   "# TYPE bisectd_polls_waiting gauge\n"
+		   "bisectd_polls_waiting %zu\n"
+		   "# HELP bisectd_pool_queue Slow calls waiting for a pool "
+		   "thread.\n"
+		   "# TYPE bisectd_pool_queue gauge\n"
+		   "bisectd_pool_queue %zu\n",
+		   waiting, queued);
+	conns_metrics(a, &b);
+	if (rc) {
+		buf_release(&b);
+		return api_error_reply(mc, api_status_for(rc), err_last());
+	}
+	return api_reply(mc, MHD_HTTP_OK, buf_detach(&b),
+			 "text/plain; version=0.0.4; charset=utf-8");
+}
+
+enum MHD_Result api_web(struct api *a, struct MHD_Connection *mc,
+			const char *url)
+{
+	long long id;
+	char tail[16];
+
+	if (!strcmp(url, "/") || !strcmp(url, "/jobs") ||
+	    !strcmp(url, "/jobs/"))
+		return web_file(a, mc, "jobs.html");
+	if (!strncmp(url, "/jobs/", 6) && !api_parse_id(url + 6, &id))
+		return web_file(a, mc, "job.html");
+	if (!strncmp(url, "/jobs/", 6) &&
+	    sscanf(url + 6, "%lld/%15s", &id, tail) == 2 && id > 0 &&
+	    !strcmp(tail, "download"))
+		return download_page(a, mc, id);
+	if (!strcmp(url, "/stats"))
+		return web_file(a, mc, "stats.html");
+	if (!strcmp(url, "/metrics"))
+		return get_metrics(a, mc);
+	if (!strncmp(url, "/static/", 8))
+		return web_file(a, mc, url + 8);
+	return api_error_reply(mc, MHD_HTTP_NOT_FOUND, "no such page");
+}
