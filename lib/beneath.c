@@ -231,6 +231,11 @@ int beneath_clear(const char *base, const char *path, beneath_own_fn own,
 		}
 		memcpy(name, rel + start, end - start);
 		name[end - start] = '\0';
+		if (!strcmp(name, ".") || !strcmp(name, "..")) {
+			rc = err_set(ERR_INPUT, "'%s' climbs out of '%s'", path,
+				     base);
+			break;
+		}
 		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW)) {
 			if (errno != ENOENT)
 				rc = err_sys(ERR_INFRA, "cannot stat '%s'",

@@ -502,10 +502,90 @@ struct path_cb {
 	int (*fn)(const char *path, void *payload);
 	void *payload;
 	int result;
+	int check; /* sane_level() on each level of the new tree visited */
 };
 
 static int tree_changes(git_repository *repo, git_tree *a, git_tree *b,
 			struct buf *prefix, struct path_cb *cb);
+
+static int by_name(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/*
+ * One level of a tree that is about to be checked out, as git's fsck
+ * would have it: no name that is empty, "." or "..", that holds a "/",
+ * or that is ".git" in any case; no name twice (a file and a directory
+ * of one name: a file below a link); .gitattributes, .gitignore and
+ * .gitmodules not links, which a checkout would read through.
+ * ERR_INPUT naming the path.
+ */
+static int sane_level(const git_tree *t, const char *prefix)
+{
+	size_t n = git_tree_entrycount(t), i;
+	const char **names = malloc((n ? n : 1) * sizeof(*names));
+	int rc = names ? 0 : err_set(ERR_NOMEM, "out of memory");
+
+	for (i = 0; i < n && !rc; i++) {
+		const git_tree_entry *e = git_tree_entry_byindex(t, i);
+		const char *name = git_tree_entry_name(e);
+		int link = git_tree_entry_filemode(e) == GIT_FILEMODE_LINK;
+
+		names[i] = name;
+		if (!*name || !strcmp(name, ".") || !strcmp(name, "..") ||
+		    strchr(name, '/') || !strcasecmp(name, ".git"))
+			rc = err_set(ERR_INPUT,
+				     "the tree holds the name '%s%s', which "
+				     "no checkout may write",
+				     prefix, name);
+		else if (link && (!strcmp(name, ".gitattributes") ||
+				  !strcmp(name, ".gitignore") ||
+				  !strcmp(name, ".gitmodules")))
+			rc = err_set(ERR_INPUT,
+				     "the tree holds '%s%s' as a link, which "
+				     "a checkout would read through",
+				     prefix, name);
+	}
+	if (!rc && n > 1) {
+		qsort(names, n, sizeof(*names), by_name);
+		for (i = 1; i < n && !rc; i++)
+			if (!strcmp(names[i - 1], names[i]))
+				rc = err_set(ERR_INPUT,
+					     "the tree holds '%s%s' twice",
+					     prefix, names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+/* sane_level() for t and every tree below it (a whole checkout's). */
+static int sane_tree(git_repository *repo, const git_tree *t,
+		     struct buf *prefix)
+{
+	size_t n = git_tree_entrycount(t), i, keep = prefix->len;
+	int rc = sane_level(t, buf_str(prefix));
+
+	for (i = 0; i < n && !rc; i++) {
+		const git_tree_entry *e = git_tree_entry_byindex(t, i);
+		git_tree *sub = NULL;
+
+		if (git_tree_entry_type(e) != GIT_OBJECT_TREE)
+			continue;
+		if (git_tree_lookup(&sub, repo, git_tree_entry_id(e)) < 0)
+			rc = git_fail(ERR_INFRA, "cannot read a tree");
+		else if (buf_puts(prefix, git_tree_entry_name(e)) ||
+			 buf_puts(prefix, "/"))
+			rc = err_set(ERR_NOMEM, "path too long");
+		else
+			rc = sane_tree(repo, sub, prefix);
+		git_tree_free(sub);
+		prefix->len = keep;
+		if (prefix->ptr)
+			prefix->ptr[keep] = '\0';
+	}
+	return rc;
+}
 
 static int add_path(const char *path, void *payload)
 {
@@ -535,7 +615,7 @@ static int moved_paths(git_strarray *paths, int *whole, git_repository *repo,
 {
 	git_commit *head = NULL;
 	git_tree *from = NULL, *to = NULL;
-	struct path_cb cb = { add_path, paths, 0 };
+	struct path_cb cb = { add_path, paths, 0, 1 };
 	struct buf prefix;
 	git_oid id;
 	int rc = 0;
@@ -611,6 +691,20 @@ static int clear_worktree(git_repository *repo, const char *dir, int whole,
 	return rc;
 }
 
+int gu_clear_worktree(const char *dir)
+{
+	git_repository *repo = NULL;
+	char *gitdir = worktree_gitdir(dir);
+	int rc = gitdir ? open_gitdir(&repo, gitdir, dir)
+			: err_set(ERR_NOMEM, "out of memory");
+
+	if (!rc)
+		rc = clear_worktree(repo, dir, 1, NULL);
+	git_repository_free(repo);
+	free(gitdir);
+	return rc;
+}
+
 /*
  * Check commit oid out into the worktree in dir.  From a commit it moves
  * as git checkout does: only the paths in which the two trees differ are
@@ -642,6 +736,18 @@ int gu_checkout(struct gu_repo *r, const char *dir, const struct gu_oid *oid)
 		goto out;
 	}
 	rc = moved_paths(&paths, &whole, repo, c, marker);
+	if (!rc && whole) {
+		/* (by paths, moved_paths() checked each level it saw) */
+		git_tree *t = NULL;
+		struct buf prefix;
+
+		buf_init(&prefix, 1 << 12);
+		rc = git_commit_tree(&t, c) < 0
+			     ? git_fail(ERR_INFRA, "cannot read a tree")
+			     : sane_tree(repo, t, &prefix);
+		buf_release(&prefix);
+		git_tree_free(t);
+	}
 	if (rc || (!whole && !paths.count))
 		goto out;
 	fd = open(marker, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
@@ -693,7 +799,7 @@ int gu_changed_paths(struct gu_repo *r, const struct gu_oid *a,
 	git_commit *ca = NULL, *cb = NULL;
 	git_tree *ta = NULL, *tb = NULL;
 	git_diff *diff = NULL;
-	struct path_cb state = { fn, payload, 0 };
+	struct path_cb state = { fn, payload, 0, 0 };
 	int rc = 0, d;
 
 	if (git_commit_lookup(&ca, r->repo, (const git_oid *)a) < 0 ||
@@ -728,7 +834,7 @@ static int tree_changes(git_repository *repo, git_tree *a, git_tree *b,
 	size_t na = a ? git_tree_entrycount(a) : 0;
 	size_t nb = b ? git_tree_entrycount(b) : 0;
 	size_t i = 0, j = 0, keep = prefix->len;
-	int rc = 0;
+	int rc = b && cb->check ? sane_level(b, buf_str(prefix)) : 0;
 
 	while (!rc && (i < na || j < nb)) {
 		const git_tree_entry *ea =
@@ -785,7 +891,7 @@ int gu_commit_paths(struct gu_repo *r, const struct gu_oid *commit,
 {
 	git_commit *c = NULL, *p = NULL;
 	git_tree *tc = NULL, *tp = NULL;
-	struct path_cb state = { fn, payload, 0 };
+	struct path_cb state = { fn, payload, 0, 0 };
 	struct buf prefix;
 	int rc;
 

@@ -173,12 +173,20 @@ int gu_trailers(const char *message,
  * make's timestamps stay valid for incremental builds.  What is on the
  * way to a file it writes is never followed: a link, a hard link or a
  * special file there (which a command lent the tree may have left) is
- * removed first.
+ * removed first.  A commit whose tree no checkout may write (a name
+ * "..", ".git" or with a "/" in it, a name twice, a link as
+ * .gitattributes) is ERR_INPUT, and nothing is written.
  */
 int gu_checkout(struct gu_repo *r, const char *dir, const struct gu_oid *oid);
 /* The repository of the worktree in dir (its git directory is DIR.git,
  * beside it), as gu_checkout() made it. */
 int gu_open_worktree(struct gu_repo **out, const char *dir);
+/*
+ * Remove from the worktree in dir every link that its commit did not
+ * check out there, every hard link and every special file (a fifo
+ * would block whoever opens it): for a tree that a command was lent.
+ */
+int gu_clear_worktree(const char *dir);
 
 /*
  * Apply patches (unified diffs, or mbox files from git format-patch) in

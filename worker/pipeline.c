@@ -603,9 +603,11 @@ int pipeline_run(struct pipeline_result *out, const struct step_spec *s)
 		goto boot;
 	}
 	t0 = util_now();
-	if (gu_checkout(s->repo, src, &s->commit)) {
-		out->verdict = VERDICT_INFRA;
+	if ((rc = gu_checkout(s->repo, src, &s->commit))) {
+		/* a tree that no checkout may write is untestable */
+		out->verdict = rc == ERR_INPUT ? VERDICT_SKIP : VERDICT_INFRA;
 		set_text(&out->title, err_last());
+		rc = 0;
 		goto out;
 	}
 	out->checkout_s = util_now() - t0;

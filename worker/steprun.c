@@ -97,7 +97,7 @@ int steprun_command(struct step_result *st, struct gu_repo *repo,
 		    const char *command, int network, const char *log,
 		    const struct steprun_env *senv)
 {
-	char hex[GU_HEXSZ + 1], *env_commit, *owned[3];
+	char hex[GU_HEXSZ + 1], *env_commit, *owned[3], *gitdir = NULL;
 	int sandboxed = senv && senv->sandbox_commands;
 	int lend = sandboxed && senv->command_uid; /* the checkout */
 	const char **argv;
@@ -107,8 +107,20 @@ int steprun_command(struct step_result *st, struct gu_repo *repo,
 	gu_oid_hex(hex, commit);
 	/* (a worker killed while a command ran left the tree lent out) */
 	rc = lend ? util_chown_tree(worktree, NULL, geteuid(), getegid()) : 0;
+	/* what the command left that a checkout would follow or block on */
+	if (!rc && lend && (gitdir = util_fmt("%s.git", worktree)) &&
+	    access(gitdir, F_OK) == 0)
+		rc = gu_clear_worktree(worktree);
+	free(gitdir);
 	if (!rc)
 		rc = gu_checkout(repo, worktree, commit);
+	if (rc == ERR_INPUT) {
+		/* a tree that no checkout may write: untestable */
+		st->verdict = VERDICT_SKIP;
+		st->title =
+			util_fmt("cannot check out %s: %s", hex, err_last());
+		return st->title ? 0 : err_set(ERR_NOMEM, "out of memory");
+	}
 	if (rc)
 		return rc;
 	env_commit = util_fmt("BISECT_COMMIT=%s", hex);
@@ -392,13 +404,17 @@ static int step_commit(struct gu_oid *out, struct step_result *st,
 }
 
 /*
- * The compiler cache of one submitter: tenant/KEY below the worker's
- * (CCACHE_DIR, else the cache's ccache/), for this step's process.
+ * The compiler cache of one submitter on one slot: tenant/KEY-SLOT below
+ * the worker's (CCACHE_DIR, else the cache's ccache/), for this step's
+ * process.  Each slot has its own: the build user of a slot is given
+ * its directory before each make, which must never be another slot's,
+ * where a build of the same submitter may be running.
  */
-static int tenant_ccache(const char *tenant)
+static int tenant_ccache(const char *tenant, const char *slot)
 {
 	char *base = util_ccache_dir(),
-	     *dir = base ? util_fmt("%s/tenant/%s", base, tenant) : NULL;
+	     *dir = base ? util_fmt("%s/tenant/%s%s", base, tenant, slot)
+			 : NULL;
 	int rc = dir ? 0 : err_set(ERR_NOMEM, "out of memory");
 
 	if (!rc && setenv("CCACHE_DIR", dir, 1))
@@ -465,8 +481,9 @@ static int run_assignment(struct step_result *st,
 	/* each submitter's trees and compiler cache apart from the others' */
 	snprintf(tenant, sizeof(tenant), "%s%s", a->tenant[0] ? "-" : "",
 		 a->tenant);
-	if (env->sandbox_commands && a->tenant[0] &&
-	    (rc = tenant_ccache(a->tenant)))
+	if (env->sandbox_commands &&
+	    (rc = tenant_ccache(a->tenant[0] ? a->tenant : "none",
+				env->slot ? env->slot : "")))
 		goto out;
 	if (env->sandbox_commands && !util_in_path("bwrap")) {
 		rc = err_set(ERR_INFRA,

@@ -76,6 +76,60 @@ run_on "$one" "mv .git .git.old 2> /dev/null; git init -q . &&
 run_on "$two" 'true'
 check "a git directory that a command made is not the worker's" untouched
 
+# Trees that git's fsck would refuse, written literally, as an
+# attacker's git could: a link committed, then the same name twice (the
+# link and a directory with a file in it); names that climb out with
+# "../"; a link as .gitattributes.
+mktree() { # mktree REPO "MODE NAME ID"...: a tree object as given
+	python3 - "$@" << 'PY'
+import subprocess, sys
+body = b""
+for e in sys.argv[2:]:
+    mode, name, oid = e.split(" ")
+    body += mode.encode() + b" " + name.encode() + b"\0" + bytes.fromhex(oid)
+print(subprocess.run(["git", "-C", sys.argv[1], "hash-object", "-w", "-t",
+                      "tree", "--literally", "--stdin"], input=body,
+                     check=True, capture_output=True).stdout.decode().strip())
+PY
+}
+bad=$SCRATCH/bad
+git init -q -b main "$bad"
+blob=$(echo payload | git -C "$bad" hash-object -w --stdin)
+link=$(printf %s "$victim/dir" | git -C "$bad" hash-object -w --stdin)
+sub=$(mktree "$bad" "100644 x $blob")
+commit() { git -C "$bad" -c user.name=t -c user.email=t@example.org \
+	commit-tree ${2:+-p "$2"} -m m "$1"; }
+l1=$(commit "$(mktree "$bad" "120000 l $link" "100644 f $blob")")
+l2=$(commit "$(mktree "$bad" "120000 l $link" "40000 l $sub" "100644 f $blob")" "$l1")
+mkdir -p "$victim/up"
+ln -s /etc/passwd "$victim/up/link"
+mkfifo "$victim/up/fifo"
+up=$(commit "$(mktree "$bad" "100644 ../../../victim/up/link $blob" \
+	"100644 ../../../victim/up/fifo $blob" "100644 f $blob")" "$l1")
+ga=$(commit "$(mktree "$bad" "120000 .gitattributes $link" "100644 f $blob")" "$l1")
+run_bad() { # run_bad COMMIT: a test job of it in the repository bad
+	id=$(submit "$(jq -nc --arg r "$bad" --arg c "$1" \
+		'{type: "test", repo: $r, commit: $c, command: "true"}')")
+	wait_job "$id" 60
+}
+run_bad "$l1"
+run_bad "$l2"
+check "a link and a directory of one name: untestable, nothing written through" \
+	'jq_true "$SCRATCH/job" ".result == \"skip\"" && untouched'
+run_bad "$up"
+check "names that climb out with ../: untestable, nothing removed outside" \
+	'jq_true "$SCRATCH/job" ".result == \"skip\"" && [ -L "$victim/up/link" ] &&
+	 [ -p "$victim/up/fifo" ]'
+run_bad "$ga"
+check "a link as .gitattributes: untestable" \
+	jq_true "$SCRATCH/job" '.result == "skip"'
+
+# A fifo where a checkout reads: the job does not hang the worker
+run_on "$one" 'mkfifo .gitattributes d/.gitignore'
+run_on "$two" 'true'
+check "fifos a command left where a checkout reads do not block the next" \
+	'jq_true "$SCRATCH/job" ".state == \"done\" and .result == \"good\""'
+
 # A kernel build job: the tree's Makefile replaces its own checkout
 # (root's) with a link to the victim's directory, and the next build job
 # of the same submitter and recipe checks out the next commit.
