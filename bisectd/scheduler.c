@@ -773,16 +773,19 @@ int sched_cache_key(struct plan *p, const char *hex, char *out)
 	else if ((rc = gu_oid_parse(&oid, hex)) ||
 		 (rc = gu_tree_hex(p->jc->repo, &oid, tree)))
 		return rc;
-	/* not the runs: what is kept is every run, and they add up */
+	/* not the runs: what is kept is every run, and they add up; the
+	 * submitter's: a verdict made in one submitter's build directory
+	 * (which its earlier builds may have spoiled) is never another's */
 	/* (another config: a key of its own; keys without one as before) */
-	text = util_fmt("bisectd-step-3\n%s\n%s\n%s\n%s\n%s\n%s%s%s%s",
-			sp->command ? "command" : "kernel", tree,
-			p->jc->recipe_key, sp->command ? sp->command : "",
-			sp->test ? sp->test : "",
-			sp->base_release ? "base_release " : "",
-			sp->base_release ? sp->base_release : "",
-			sp->base_release ? "-" : "",
-			sp->base_release ? sp->flavour : "");
+	text = util_fmt(
+		"bisectd-step-4\ntenant %s\n%s\n%s\n%s\n%s\n%s\n%s%s%s%s",
+		p->jc->tenant, sp->command ? "command" : "kernel", tree,
+		p->jc->recipe_key, sp->command ? sp->command : "",
+		sp->test ? sp->test : "",
+		sp->base_release ? "base_release " : "",
+		sp->base_release ? sp->base_release : "",
+		sp->base_release ? "-" : "",
+		sp->base_release ? sp->flavour : "");
 	if (!text)
 		return err_set(ERR_NOMEM, "out of memory");
 	if (sp->npatches) {

@@ -396,11 +396,23 @@ static char *worktree_gitdir(const char *dir)
 static int open_gitdir(git_repository **out, const char *gitdir,
 		       const char *dir)
 {
-	if (git_repository_open_ext(out, gitdir,
-				    GIT_REPOSITORY_OPEN_NO_SEARCH |
-					    GIT_REPOSITORY_OPEN_NO_DOTGIT,
-				    NULL) < 0 ||
-	    git_repository_set_workdir(*out, dir, 0) < 0) {
+	size_t n = strlen(dir);
+	int ok = git_repository_open_ext(out, gitdir,
+					 GIT_REPOSITORY_OPEN_NO_SEARCH |
+						 GIT_REPOSITORY_OPEN_NO_DOTGIT,
+					 NULL) == 0;
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (ok) {
+		/* (libgit2 1.5 leaks a buffer when asked for the work tree
+		 * that the repository already has) */
+		const char *wd = git_repository_workdir(*out);
+
+		if (!wd || strncmp(wd, dir, n) || strcmp(wd + n, "/"))
+			ok = git_repository_set_workdir(*out, dir, 0) == 0;
+	}
+	if (!ok) {
 		git_repository_free(*out);
 		*out = NULL;
 		return git_fail(ERR_INFRA, "cannot open worktree");

@@ -268,6 +268,7 @@ int buildjob_run(struct buildjob_result *r, const struct buildjob_spec *b)
 			.test_script = b->test_script,
 			.runs = b->runs,
 			.work_dir = b->work_dir,
+			.tenant = b->tenant,
 			.step_dir = b->out_dir,
 			.live = b->live,
 			.localversion = lv,

@@ -23,6 +23,7 @@ struct buildjob_spec {
 	const char *test_script;
 	int runs;
 	const char *work_dir; /* persistent tree and build directory */
+	const char *tenant;   /* the submitter's, whose work_dir it is */
 	const char *out_dir;  /* logs, config, patches/, packages/ */
 	int deb, rpm, dbg, sandbox, live;
 	const char *sign_key, *sign_cert; /* sbsign the image, or NULL */

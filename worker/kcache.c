@@ -95,8 +95,10 @@ int kcache_key(char out[KCACHE_KEYSZ + 1], const struct kcache_inputs *in)
 		have_compiler = 1;
 	}
 	buf_init(&b, 1 << 16);
-	if (buf_printf(&b, "kcache 1\ntree %s\nrecipe %llx\nimage %s\n",
-		       in->tree, in->recipe_hash, in->image) ||
+	if (buf_printf(&b,
+		       "kcache 2\ntenant %s\ntree %s\nrecipe %llx\nimage %s\n",
+		       in->tenant ? in->tenant : "-", in->tree, in->recipe_hash,
+		       in->image) ||
 	    buf_printf(&b, "targets %s\nlocalversion %s\nbuild %s\ncc %s\n",
 		       in->targets, in->localversion ? in->localversion : "-",
 		       in->build_version ? in->build_version : "-", compiler)) {

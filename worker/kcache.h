@@ -15,6 +15,7 @@ struct kcache_inputs {
 	unsigned long long recipe_hash; /* pipeline_recipe_hash() */
 	const char *image, *targets;	/* the recipe's */
 	const char *localversion, *build_version; /* or NULL */
+	const char *tenant; /* the submitter whose build directory, or NULL */
 };
 
 /* The key of a build's inputs (the compiler's version is added). */

@@ -532,7 +532,8 @@ static int cache_key(char key[KCACHE_KEYSZ + 1], const struct step_spec *s)
 				    .image = s->recipe->image,
 				    .targets = s->recipe->targets,
 				    .localversion = s->localversion,
-				    .build_version = s->build_version };
+				    .build_version = s->build_version,
+				    .tenant = s->tenant };
 
 	if (!kcache_enabled() || s->recipe->modules || s->build_targets ||
 	    s->uncached || !s->build_timestamp)

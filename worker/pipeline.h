@@ -20,6 +20,7 @@ struct step_spec {
 	const char *test_script; /* run in the guest; NULL for none */
 	int runs;		 /* boots per step, at least 1 */
 	const char *work_dir;	 /* persistent: src/ and out/build/ live here */
+	const char *tenant;	 /* the submitter's, whose work_dir it is */
 	const char *step_dir;	 /* this step's logs and config */
 	int live;		 /* draw a live indicator on stderr */
 	/* LOCALVERSION for make, or NULL: the kernel's own rule applies

@@ -281,7 +281,7 @@ static int open_served(struct gu_repo **out, const struct step_assignment *a,
 static int run_build(struct step_result *st, const struct job_spec *sp,
 		     const struct steprun_env *env, struct gu_repo *repo,
 		     const struct gu_oid *oid, const struct recipe *recipe,
-		     const char *work, const char *test)
+		     const char *work, const char *test, const char *tenant)
 {
 	struct buildjob_result r;
 	size_t lens[JOB_MAX_PATCHES], i;
@@ -296,6 +296,7 @@ static int run_build(struct step_result *st, const struct job_spec *sp,
 		.test_script = test,
 		.runs = sp->runs,
 		.work_dir = work,
+		.tenant = tenant,
 		.out_dir = env->step_dir,
 		.deb = sp->deb,
 		.rpm = sp->rpm,
@@ -541,7 +542,8 @@ static int run_assignment(struct step_result *st,
 	if (!rc)
 		rc = sandbox_claim_work(work);
 	if (!rc && !strcmp(sp->type, "build"))
-		rc = run_build(st, sp, env, repo, oid, &recipe, work, path);
+		rc = run_build(st, sp, env, repo, oid, &recipe, work, path,
+			       a->tenant);
 	else if (!rc &&
 		 (rc = step_commit(&poid, st, a, repo, oid, work)) == 0 &&
 		 st->verdict == VERDICT_SKIP) {
@@ -555,6 +557,7 @@ static int run_assignment(struct step_result *st,
 					  .test_script = path,
 					  .runs = sp->runs,
 					  .work_dir = work,
+					  .tenant = a->tenant,
 					  .step_dir = env->step_dir,
 					  .live = env->live,
 					  .sandbox = env->sandbox_commands,

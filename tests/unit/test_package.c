@@ -133,9 +133,10 @@ static void test_package__a_link_on_the_way_is_refused(void **state)
 	elsewhere = util_fmt("%s/elsewhere", d.top);
 	link = util_fmt("%s/rpmbuild", d.work);
 	rpms = util_fmt("%s/rpmbuild/RPMS", d.work);
+	rpms_there = util_fmt("%s/elsewhere/RPMS", d.top);
+	assert_true(elsewhere && link && rpms && rpms_there);
 	assert_int_equal(mkdir(elsewhere, 0755), 0);
-	assert_int_equal(
-		util_mkdir_p(rpms_there = util_fmt("%s/RPMS", elsewhere)), 0);
+	assert_int_equal(util_mkdir_p(rpms_there), 0);
 	put(rpms_there, "x.rpm", "the worker's own file");
 	assert_int_equal(symlink(elsewhere, link), 0);
 	assert_int_not_equal(package_collect(&r, d.top, rpms, ".rpm", d.out, 0),

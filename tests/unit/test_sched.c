@@ -244,7 +244,8 @@ static void test_sched__rounds_then_the_culprit(void **state)
 	close_sched(&fx);
 }
 
-static long long submit_test(struct fixture *fx, int runs)
+static long long submit_test_as(struct fixture *fx, int runs,
+			       const char *owner)
 {
 	char *body = util_fmt("{\"type\":\"test\",\"repo\":\"%s\","
 			      "\"commit\":\"%s\",\"runs\":%d,"
@@ -253,11 +254,16 @@ static long long submit_test(struct fixture *fx, int runs)
 	long long id = 0;
 
 	assert_non_null(body);
-	if (sched_submit(fx->s, body, strlen(body), NULL, 0, "alice", &id))
+	if (sched_submit(fx->s, body, strlen(body), NULL, 0, owner, &id))
 		fail_msg("submit refused: %s", err_last());
 	free(body);
 	assert_int_equal(sched_tick_all(fx->s), 0);
 	return id;
+}
+
+static long long submit_test(struct fixture *fx, int runs)
+{
+	return submit_test_as(fx, runs, "alice");
 }
 
 /* The one step of a test job, done: its result and whether it was cached. */
@@ -300,6 +306,12 @@ static void test_sched__the_cache_keeps_every_run(void **state)
 	assert_int_equal(step_result_runs(r), 1);
 	assert_non_null(strstr(r, culprit));
 	free(r);
+	/* another submitter's verdicts are its own: a build directory
+	 * that one submitter's earlier builds spoiled answers nobody else */
+	submit_test_as(&fx, 1, "bob");
+	assert_int_equal(poll(&fx, w, &a), 1);
+	assert_int_equal(answer(&fx, &a), 0);
+	job_spec_release(&a.spec);
 	/* two runs: one is not enough, so it runs, and they add up */
 	submit_test(&fx, 2);
 	assert_int_equal(poll(&fx, w, &a), 1);
