@@ -244,8 +244,7 @@ static void test_sched__rounds_then_the_culprit(void **state)
 	close_sched(&fx);
 }
 
-static long long submit_test_as(struct fixture *fx, int runs,
-			       const char *owner)
+static long long submit_test_as(struct fixture *fx, int runs, const char *owner)
 {
 	char *body = util_fmt("{\"type\":\"test\",\"repo\":\"%s\","
 			      "\"commit\":\"%s\",\"runs\":%d,"
