@@ -18,7 +18,9 @@
  * and none of the worker's environment (its token stays here), writing
  * only to its checkout, killed after --command-timeout seconds
  * (default 3600) and limited to --command-memory-mb of address space
- * (default 4096).
+ * (default 4096).  A kernel tree's make is killed after --build-timeout
+ * seconds (default 21600; Debian's full configs build for hours on 2
+ * cores) and may have --command-procs processes at once.
  *
  * It registers its capabilities, long-polls for a step, runs it in a
  * child process (its own process group) while the parent renews the
@@ -75,6 +77,7 @@ struct wopts {
 	long command_memory_mb;
 	unsigned command_procs;
 	unsigned long command_output_mb;
+	double build_timeout_s; /* a kernel step's configs and builds */
 	const char *slot;
 	const char *sign_key, *sign_cert; /* sbsign build jobs' kernels */
 	const char *distcc; /* compile helpers, or NULL: the recipe's */
@@ -283,6 +286,7 @@ static void child(const struct wopts *o, const struct step_assignment *a,
 				   .command_memory_mb = o->command_memory_mb,
 				   .command_procs = o->command_procs,
 				   .command_output_mb = o->command_output_mb,
+				   .build_timeout_s = o->build_timeout_s,
 				   .command_uid = o->command_uid,
 				   .command_gid = o->command_gid,
 				   .command_network = o->allow_network,
@@ -505,6 +509,7 @@ static int usage(int asked)
 		"                     [--command-memory-mb MB] "
 		"[--command-procs N] "
 		"[--command-output-mb MB]]\n"
+		"                     [--build-timeout S]\n"
 		"                     [--slot S] [--once] [--distcc "
 		"HOST[/N],... | --icecc SCHEDULER]\n"
 		"                     [--libvirt URI] [--sign-key KEY "
@@ -664,6 +669,7 @@ int main(int argc, char **argv)
 		{ "command-memory-mb", required_argument, NULL, 'm' },
 		{ "command-procs", required_argument, NULL, 'P' },
 		{ "command-output-mb", required_argument, NULL, 'O' },
+		{ "build-timeout", required_argument, NULL, 'B' },
 		{ "slot", required_argument, NULL, 'S' },
 		{ "once", no_argument, NULL, '1' },
 		{ "libvirt", required_argument, NULL, 'V' },
@@ -677,6 +683,7 @@ int main(int argc, char **argv)
 	};
 	struct wopts o = { .slot = "",
 			   .command_timeout_s = 3600,
+			   .build_timeout_s = 6 * 3600,
 			   .command_memory_mb = 4096,
 			   .command_procs = 256,
 			   .command_output_mb = 1024 };
@@ -745,6 +752,11 @@ int main(int argc, char **argv)
 			if (number(opts, opt, optarg, 1, 1048576, &v))
 				return 2;
 			o.command_output_mb = (unsigned long)v;
+			break;
+		case 'B':
+			if (number(opts, opt, optarg, 1, 7 * 86400, &v))
+				return 2;
+			o.build_timeout_s = v;
 			break;
 		case 'S':
 			o.slot = optarg;

@@ -269,6 +269,8 @@ int buildjob_run(struct buildjob_result *r, const struct buildjob_spec *b)
 			.runs = b->runs,
 			.work_dir = b->work_dir,
 			.tenant = b->tenant,
+			.timeout_s = b->timeout_s,
+			.max_procs = b->max_procs,
 			.step_dir = b->out_dir,
 			.live = b->live,
 			.localversion = lv,

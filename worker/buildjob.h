@@ -24,6 +24,8 @@ struct buildjob_spec {
 	int runs;
 	const char *work_dir; /* persistent tree and build directory */
 	const char *tenant;   /* the submitter's, whose work_dir it is */
+	double timeout_s;     /* each make's wall time, 0: none */
+	unsigned max_procs;   /* its processes at once, 0: no limit */
 	const char *out_dir;  /* logs, config, patches/, packages/ */
 	int deb, rpm, dbg, sandbox, live;
 	const char *sign_key, *sign_cert; /* sbsign the image, or NULL */

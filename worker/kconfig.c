@@ -283,13 +283,15 @@ static void check_dropped(const char *final, const char *wanted,
 
 static int run_make(const struct recipe *r, const char *src_dir,
 		    const char *build_dir, const char *target,
-		    const char *log_path, const char *sandbox)
+		    const char *log_path, const char *sandbox, double timeout)
 {
 	struct proc_result pr;
 	char *o = util_fmt("O=%s", build_dir),
 	     *arch = util_fmt("ARCH=%s", r->arch);
 	const char *argv[SANDBOX_WORDS + 8];
-	struct proc_opts opts = { .log_path = log_path, .append = 1 };
+	struct proc_opts opts = { .log_path = log_path,
+				  .append = 1,
+				  .timeout_s = timeout > 0 ? timeout : 0 };
 	size_t n = 0;
 	int rc = sandbox ? sandbox_argv(argv, &n, sandbox, NULL) : 0;
 
@@ -317,8 +319,10 @@ static int run_make(const struct recipe *r, const char *src_dir,
 
 int kconfig_prepare(const struct recipe *r, const char *src_dir,
 		    const char *build_dir, const char *log_path,
-		    struct buf *notes, const char *work_dir, int sandbox)
+		    struct buf *notes, const char *work_dir,
+		    double sandbox_timeout)
 {
+	const char *sandbox = sandbox_timeout >= 0 ? work_dir : NULL;
 	struct buf config, frag, wanted, final;
 	char *dotconfig = util_fmt("%s/.config", build_dir);
 	int is_target = !strchr(r->base, '/');
@@ -334,8 +338,8 @@ int kconfig_prepare(const struct recipe *r, const char *src_dir,
 	if ((rc = util_mkdir_p(build_dir)))
 		goto out;
 	if (is_target) {
-		rc = run_make(r, src_dir, build_dir, r->base, log_path,
-			      sandbox ? work_dir : NULL);
+		rc = run_make(r, src_dir, build_dir, r->base, log_path, sandbox,
+			      sandbox_timeout);
 		if (!rc)
 			rc = beneath_read(&config, work_dir, dotconfig);
 	} else {
@@ -357,7 +361,7 @@ int kconfig_prepare(const struct recipe *r, const char *src_dir,
 		rc = beneath_write(work_dir, dotconfig, config.ptr, config.len);
 	if (!rc)
 		rc = run_make(r, src_dir, build_dir, "olddefconfig", log_path,
-			      sandbox ? work_dir : NULL);
+			      sandbox, sandbox_timeout);
 	if (!rc)
 		rc = beneath_read(&final, work_dir, dotconfig);
 	if (!rc)

@@ -17,11 +17,13 @@
  * when it could not run, ERR_INPUT when the recipe's files are missing.
  * build_dir lies below work_dir, which is the caller's: what the build
  * wrote there is read and written without following its links
- * (beneath.h).  With sandbox, make runs in the sandbox of work_dir.
+ * (beneath.h).  With sandbox_timeout >= 0, make runs in the sandbox of
+ * work_dir, killed after that many seconds (0: never).
  */
 int kconfig_prepare(const struct recipe *r, const char *src_dir,
 		    const char *build_dir, const char *log_path,
-		    struct buf *notes, const char *work_dir, int sandbox);
+		    struct buf *notes, const char *work_dir,
+		    double sandbox_timeout);
 
 /*
  * Read a config into out: a config file (plain, xz, gzip, ...), or the one

@@ -21,8 +21,11 @@ struct step_spec {
 	int runs;		 /* boots per step, at least 1 */
 	const char *work_dir;	 /* persistent: src/ and out/build/ live here */
 	const char *tenant;	 /* the submitter's, whose work_dir it is */
-	const char *step_dir;	 /* this step's logs and config */
-	int live;		 /* draw a live indicator on stderr */
+	/* with sandbox: each make's wall time and processes (0: none) */
+	double timeout_s;
+	unsigned max_procs;
+	const char *step_dir; /* this step's logs and config */
+	int live;	      /* draw a live indicator on stderr */
 	/* LOCALVERSION for make, or NULL: the kernel's own rule applies
 	 * (a "+" for a commit without a tag of its own) */
 	const char *localversion;

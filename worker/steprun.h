@@ -45,6 +45,7 @@ struct steprun_env {
 	long command_memory_mb;
 	unsigned command_procs;		 /* processes at once */
 	unsigned long command_output_mb; /* the largest file it writes */
+	double build_timeout_s; /* each make of a kernel step's sandbox */
 	/* whom it runs as; 0: nobody in a user namespace (not root) */
 	unsigned command_uid, command_gid;
 	int command_network; /* it may have the network when it asks */

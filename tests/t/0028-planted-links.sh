@@ -40,7 +40,7 @@ one=$(git -C "$repo" rev-parse HEAD~1) two=$(git -C "$repo" rev-parse HEAD)
 
 make_tokens
 start_bisectd
-start_worker w1 --command-timeout 30
+start_worker w1 --command-timeout 30 --build-timeout 10
 
 # run_on COMMIT COMMAND: a test job of COMMIT with COMMAND
 run_on() {
@@ -167,6 +167,20 @@ wait_job "$id" 120
 check "a patch to a path outside the tree fails its job as the patch's fault" \
 	'jq_true "$SCRATCH/job" ".state == \"failed\" and .result != \"infra\" and
 		(.reason | test(\"escape.patch\")) and (.steps | length) == 1"'
+# A tree whose make never ends holds its slot only --build-timeout long
+slow=$SCRATCH/slow
+git init -q -b main "$slow"
+printf 'Makefile: ;\n%%:\n\tsleep 300\n' > "$slow/Makefile"
+git -C "$slow" add Makefile
+git -C "$slow" -c user.name=t -c user.email=t@example.org commit -q -m slow
+t0=$(date +%s)
+id=$(submit "$(jq -nc --arg r "$slow" --arg c "$(git -C "$slow" rev-parse HEAD)" \
+	'{type: "build", repo: $r, commit: $c, recipe: "tiny", patches: []}')")
+wait_job "$id" 120
+check "a make that never ends is killed after --build-timeout (10 s)" \
+	'jq_true "$SCRATCH/job" ".state == \"failed\" and .result != \"infra\"" &&
+	 [ $(( $(date +%s) - t0 )) -lt 60 ]'
+check "and no sleep of it is left" '! pgrep -f "^sleep 300" > /dev/null'
 check "bisectd and the worker are still up" \
 	'[ "$(api GET health)" = 200 ] && kill -0 "$WPID"'
 done_testing
