@@ -7,6 +7,8 @@
  * change made on the way is reported, and so is every fragment option that
  * olddefconfig silently dropped.
  */
+#define _GNU_SOURCE /* O_PATH */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,22 +172,30 @@ static int config_set(struct buf *text, const char *name, const char *value)
 	return 0;
 }
 
-/* A key file setting that points at a file this tree does not have. */
+/*
+ * A key file setting that points at a file this tree does not have.  The
+ * setting may come from the tree's own Kconfig: only a file of the tree
+ * counts, reached without a link (an absolute path is not looked at, so
+ * that the note never says what exists on this machine).
+ */
 static int missing_file(const char *value, const char *src_dir)
 {
 	char path[4096];
 	size_t n = strlen(value);
+	int fd;
 
 	if (n < 2 || value[0] != '"')
 		return 0;
 	if (n == 2 || !strncmp(value, "\"pkcs11:", 8))
 		return 0;
 	if (value[1] == '/')
-		snprintf(path, sizeof(path), "%.*s", (int)(n - 2), value + 1);
-	else
-		snprintf(path, sizeof(path), "%s/%.*s", src_dir, (int)(n - 2),
-			 value + 1);
-	return access(path, R_OK) != 0;
+		return 1;
+	snprintf(path, sizeof(path), "%s/%.*s", src_dir, (int)(n - 2),
+		 value + 1);
+	fd = beneath_open(src_dir, path, O_PATH, 0);
+	if (fd >= 0)
+		close(fd);
+	return fd < 0;
 }
 
 int kconfig_fix_traps(struct buf *config, const char *src_dir, int have_pahole,

@@ -57,6 +57,29 @@ static void test_kconfig__debian_traps(void **state)
 	buf_release(&notes);
 }
 
+/*
+ * A key file outside the tree (which a hostile tree's Kconfig may name)
+ * is never looked at: it is a trap whether it exists or not, so the note
+ * tells nothing of this machine.
+ */
+static void test_kconfig__keys_outside_the_tree(void **state)
+{
+	static const char outside[] =
+		"CONFIG_SYSTEM_TRUSTED_KEYS=\"/etc/passwd\"\n";
+	struct buf config, notes;
+
+	(void)state;
+	buf_init(&config, 0);
+	buf_init(&notes, 0);
+	buf_puts(&config, outside);
+	assert_int_equal(kconfig_fix_traps(&config, "/nonexistent", 1, &notes),
+			 0);
+	assert_non_null(
+		strstr(buf_str(&config), "CONFIG_SYSTEM_TRUSTED_KEYS=\"\"\n"));
+	buf_release(&config);
+	buf_release(&notes);
+}
+
 /* Nothing to do: empty key lists, a key that exists, pahole present. */
 static void test_kconfig__no_traps(void **state)
 {
@@ -96,6 +119,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kconfig__debian_traps),
+		cmocka_unit_test(test_kconfig__keys_outside_the_tree),
 		cmocka_unit_test(test_kconfig__no_traps),
 		cmocka_unit_test(test_kconfig__first_error),
 	};
