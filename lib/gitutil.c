@@ -11,18 +11,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <git2.h>
-
 #include "beneath.h"
 #include "error.h"
 #include "gitutil.h"
+#include "gitutil_priv.h"
 #include "util.h"
 
-struct gu_repo {
-	git_repository *repo;
-};
-
-static int git_fail(int code, const char *what)
+int gu_fail(int code, const char *what)
 {
 	const git_error *e = git_error_last();
 
@@ -32,7 +27,7 @@ static int git_fail(int code, const char *what)
 
 int gu_init(void)
 {
-	return git_libgit2_init() < 0 ? git_fail(ERR_INFRA, "libgit2") : 0;
+	return git_libgit2_init() < 0 ? gu_fail(ERR_INFRA, "libgit2") : 0;
 }
 
 void gu_shutdown(void)
@@ -54,7 +49,7 @@ int gu_open(struct gu_repo **out, const char *path)
 		free(r);
 		snprintf(what, sizeof(what), "cannot open repository '%s'",
 			 path);
-		return git_fail(ERR_INPUT, what);
+		return gu_fail(ERR_INPUT, what);
 	}
 	*out = r;
 	return 0;
@@ -116,7 +111,7 @@ int gu_is_ancestor(struct gu_repo *r, const struct gu_oid *anc,
 	rc = git_graph_descendant_of(r->repo, (const git_oid *)desc,
 				     (const git_oid *)anc);
 	if (rc < 0)
-		return git_fail(ERR_GENERIC, "cannot walk history");
+		return gu_fail(ERR_GENERIC, "cannot walk history");
 	return rc;
 }
 
@@ -128,7 +123,7 @@ int gu_merge_base(struct gu_repo *r, const struct gu_oid *a,
 
 	if (rc == GIT_ENOTFOUND)
 		return err_set(ERR_NOTFOUND, "no merge base");
-	return rc < 0 ? git_fail(ERR_GENERIC, "cannot find merge base") : 0;
+	return rc < 0 ? gu_fail(ERR_GENERIC, "cannot find merge base") : 0;
 }
 
 struct sorted {
@@ -164,7 +159,7 @@ static int graph_edges(struct gu_graph *g, git_repository *repo)
 		unsigned j, np;
 
 		if (git_commit_lookup(&c, repo, (git_oid *)&g->oids[i]) < 0) {
-			rc = git_fail(ERR_GENERIC, "cannot read commit");
+			rc = gu_fail(ERR_GENERIC, "cannot read commit");
 			break;
 		}
 		np = git_commit_parentcount(c);
@@ -211,15 +206,15 @@ int gu_graph_load(struct gu_graph *out, struct gu_repo *r,
 
 	memset(out, 0, sizeof(*out));
 	if (git_revwalk_new(&walk, r->repo) < 0)
-		return git_fail(ERR_GENERIC, "cannot walk history");
+		return gu_fail(ERR_GENERIC, "cannot walk history");
 	git_revwalk_sorting(walk, GIT_SORT_TIME);
 	if (git_revwalk_push(walk, (const git_oid *)bad) < 0) {
-		rc = git_fail(ERR_GENERIC, "cannot walk history");
+		rc = gu_fail(ERR_GENERIC, "cannot walk history");
 		goto out;
 	}
 	for (i = 0; i < ngoods; i++)
 		if (git_revwalk_hide(walk, (const git_oid *)&goods[i]) < 0) {
-			rc = git_fail(ERR_GENERIC, "cannot walk history");
+			rc = gu_fail(ERR_GENERIC, "cannot walk history");
 			goto out;
 		}
 	out->oids = malloc(cap * sizeof(*out->oids));
@@ -242,7 +237,7 @@ int gu_graph_load(struct gu_graph *out, struct gu_repo *r,
 		memcpy(&out->oids[out->n++], &oid, sizeof(oid));
 	}
 	if (w != GIT_ITEROVER) {
-		rc = git_fail(ERR_GENERIC, "cannot walk history");
+		rc = gu_fail(ERR_GENERIC, "cannot walk history");
 		goto out;
 	}
 	if (out->n)
@@ -320,7 +315,7 @@ static int commit_read(struct gu_commit *out, struct gu_repo *r,
 	memset(out, 0, sizeof(*out));
 	gu_oid_hex(out->hex, oid);
 	if (git_commit_lookup(&c, r->repo, (const git_oid *)oid) < 0)
-		return git_fail(ERR_GENERIC, "cannot read commit");
+		return gu_fail(ERR_GENERIC, "cannot read commit");
 	a = git_commit_author(c);
 	summary = git_commit_summary(c);
 	snprintf(who, sizeof(who), "%s <%s>", a->name, a->email);
@@ -339,7 +334,7 @@ static int commit_read(struct gu_commit *out, struct gu_repo *r,
 			       git_commit_tree(&ptree, parent) < 0)) ||
 	    git_diff_tree_to_tree(&diff, r->repo, ptree, tree, NULL) < 0 ||
 	    git_diff_foreach(diff, collect_file, NULL, NULL, NULL, out) < 0)
-		rc = git_fail(ERR_GENERIC, "cannot diff commit");
+		rc = gu_fail(ERR_GENERIC, "cannot diff commit");
 out:
 	git_diff_free(diff);
 	git_tree_free(ptree);
@@ -376,423 +371,6 @@ void gu_commit_release(struct gu_commit *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/*
- * The git directory of the worktree in dir: DIR.git, beside it and never
- * in it, so that nothing that a command or a build leaves in the
- * checkout (a .git of its own, with a core.worktree elsewhere) is ever
- * read as the worker's.  Caller frees; NULL when out of memory.
- */
-static char *worktree_gitdir(const char *dir)
-{
-	size_t n = strlen(dir);
-
-	while (n > 1 && dir[n - 1] == '/')
-		n--;
-	return util_fmt("%.*s.git", (int)n, dir);
-}
-
-/* Open the git directory gitdir with dir as its work tree, whatever its
- * configuration says. */
-static int open_gitdir(git_repository **out, const char *gitdir,
-		       const char *dir)
-{
-	size_t n = strlen(dir);
-	int ok = git_repository_open_ext(out, gitdir,
-					 GIT_REPOSITORY_OPEN_NO_SEARCH |
-						 GIT_REPOSITORY_OPEN_NO_DOTGIT,
-					 NULL) == 0;
-
-	while (n > 1 && dir[n - 1] == '/')
-		n--;
-	if (ok) {
-		/* (libgit2 1.5 leaks a buffer when asked for the work tree
-		 * that the repository already has) */
-		const char *wd = git_repository_workdir(*out);
-
-		if (!wd || strncmp(wd, dir, n) || strcmp(wd + n, "/"))
-			ok = git_repository_set_workdir(*out, dir, 0) == 0;
-	}
-	if (!ok) {
-		git_repository_free(*out);
-		*out = NULL;
-		return git_fail(ERR_INFRA, "cannot open worktree");
-	}
-	return 0;
-}
-
-/* Make gitdir a repository that borrows objects from src, with dir (made
- * anew) as its work tree, where a .git file names gitdir for the git of
- * a command. */
-static int init_worktree(git_repository **out, struct gu_repo *src,
-			 const char *dir, const char *gitdir)
-{
-	git_repository_init_options o;
-	git_repository *repo = NULL;
-	char path[4200];
-	FILE *f;
-	int rc;
-
-	if ((rc = util_remove_tree(dir)) || (rc = util_remove_tree(gitdir)) ||
-	    (rc = util_mkdir_p(dir)))
-		return rc;
-	git_repository_init_options_init(&o,
-					 GIT_REPOSITORY_INIT_OPTIONS_VERSION);
-	o.flags =
-		GIT_REPOSITORY_INIT_MKPATH | GIT_REPOSITORY_INIT_NO_DOTGIT_DIR;
-	o.workdir_path = dir;
-	if (git_repository_init_ext(&repo, gitdir, &o) < 0)
-		return git_fail(ERR_INFRA, "cannot create worktree");
-	snprintf(path, sizeof(path), "%s/objects/info/alternates",
-		 git_repository_path(repo));
-	git_repository_free(repo);
-	f = fopen(path, "w");
-	if (!f)
-		return err_sys(ERR_INFRA, "cannot write '%s'", path);
-	fprintf(f, "%sobjects\n", gu_gitdir(src));
-	if (fclose(f))
-		return err_sys(ERR_INFRA, "cannot write '%s'", path);
-	return open_gitdir(out, gitdir, dir);
-}
-
-/* A fresh worktree has no HEAD yet, which is fine: checkout needs none. */
-static int head_is_readable(git_repository *repo)
-{
-	git_object *obj = NULL;
-	int ok;
-
-	if (git_repository_head_unborn(repo) == 1)
-		return 1;
-	ok = git_revparse_single(&obj, repo, "HEAD^{tree}") == 0;
-	git_object_free(obj);
-	return ok;
-}
-
-/* Open the worktree repository of dir, making it on first use. */
-static int open_worktree(git_repository **out, struct gu_repo *r,
-			 const char *dir)
-{
-	char *gitdir = worktree_gitdir(dir);
-	struct stat st;
-	int rc = 0;
-
-	*out = NULL;
-	if (!gitdir)
-		return err_set(ERR_NOMEM, "out of memory");
-	if (lstat(gitdir, &st) == 0 && S_ISDIR(st.st_mode)) {
-		rc = open_gitdir(out, gitdir, dir);
-		if (!rc && !head_is_readable(*out)) {
-			/* its commit is gone (history rewritten): start over */
-			git_repository_free(*out);
-			*out = NULL;
-		}
-	}
-	/* (a checkout without one, from before the git directory moved
-	 * beside it, is made anew too) */
-	if (!rc && !*out)
-		rc = init_worktree(out, r, dir, gitdir);
-	free(gitdir);
-	return rc;
-}
-
-int gu_open_worktree(struct gu_repo **out, const char *dir)
-{
-	char *gitdir = worktree_gitdir(dir);
-	struct gu_repo *r = calloc(1, sizeof(*r));
-	int rc = gitdir && r ? open_gitdir(&r->repo, gitdir, dir)
-			     : err_set(ERR_NOMEM, "out of memory");
-
-	free(gitdir);
-	if (rc) {
-		free(r);
-		r = NULL;
-	}
-	*out = r;
-	return rc;
-}
-
-struct path_cb {
-	int (*fn)(const char *path, void *payload);
-	void *payload;
-	int result;
-	int check; /* sane_level() on each level of the new tree visited */
-};
-
-static int tree_changes(git_repository *repo, git_tree *a, git_tree *b,
-			struct buf *prefix, struct path_cb *cb);
-
-static int by_name(const void *x, const void *y)
-{
-	return strcmp(*(const char *const *)x, *(const char *const *)y);
-}
-
-/*
- * One level of a tree that is about to be checked out, as git's fsck
- * would have it: no name that is empty, "." or "..", that holds a "/",
- * or that is ".git" in any case; no name twice (a file and a directory
- * of one name: a file below a link); .gitattributes, .gitignore and
- * .gitmodules not links, which a checkout would read through.
- * ERR_INPUT naming the path.
- */
-static int sane_level(const git_tree *t, const char *prefix)
-{
-	size_t n = git_tree_entrycount(t), i;
-	const char **names = malloc((n ? n : 1) * sizeof(*names));
-	int rc = names ? 0 : err_set(ERR_NOMEM, "out of memory");
-
-	for (i = 0; i < n && !rc; i++) {
-		const git_tree_entry *e = git_tree_entry_byindex(t, i);
-		const char *name = git_tree_entry_name(e);
-		int link = git_tree_entry_filemode(e) == GIT_FILEMODE_LINK;
-
-		names[i] = name;
-		if (!*name || !strcmp(name, ".") || !strcmp(name, "..") ||
-		    strchr(name, '/') || !strcasecmp(name, ".git"))
-			rc = err_set(ERR_INPUT,
-				     "the tree holds the name '%s%s', which "
-				     "no checkout may write",
-				     prefix, name);
-		else if (link && (!strcmp(name, ".gitattributes") ||
-				  !strcmp(name, ".gitignore") ||
-				  !strcmp(name, ".gitmodules")))
-			rc = err_set(ERR_INPUT,
-				     "the tree holds '%s%s' as a link, which "
-				     "a checkout would read through",
-				     prefix, name);
-	}
-	if (!rc && n > 1) {
-		qsort(names, n, sizeof(*names), by_name);
-		for (i = 1; i < n && !rc; i++)
-			if (!strcmp(names[i - 1], names[i]))
-				rc = err_set(ERR_INPUT,
-					     "the tree holds '%s%s' twice",
-					     prefix, names[i]);
-	}
-	free(names);
-	return rc;
-}
-
-/* sane_level() for t and every tree below it (a whole checkout's). */
-static int sane_tree(git_repository *repo, const git_tree *t,
-		     struct buf *prefix)
-{
-	size_t n = git_tree_entrycount(t), i, keep = prefix->len;
-	int rc = sane_level(t, buf_str(prefix));
-
-	for (i = 0; i < n && !rc; i++) {
-		const git_tree_entry *e = git_tree_entry_byindex(t, i);
-		git_tree *sub = NULL;
-
-		if (git_tree_entry_type(e) != GIT_OBJECT_TREE)
-			continue;
-		if (git_tree_lookup(&sub, repo, git_tree_entry_id(e)) < 0)
-			rc = git_fail(ERR_INFRA, "cannot read a tree");
-		else if (buf_puts(prefix, git_tree_entry_name(e)) ||
-			 buf_puts(prefix, "/"))
-			rc = err_set(ERR_NOMEM, "path too long");
-		else
-			rc = sane_tree(repo, sub, prefix);
-		git_tree_free(sub);
-		prefix->len = keep;
-		if (prefix->ptr)
-			prefix->ptr[keep] = '\0';
-	}
-	return rc;
-}
-
-static int add_path(const char *path, void *payload)
-{
-	git_strarray *paths = payload;
-	char *copy = strdup(path), **more = paths->strings;
-
-	if (copy && paths->count % 1024 == 0)
-		more = realloc(paths->strings,
-			       (paths->count + 1024) * sizeof(char *));
-	if (!copy || !more) {
-		free(copy);
-		return err_set(ERR_NOMEM, "out of memory");
-	}
-	paths->strings = more;
-	paths->strings[paths->count++] = copy;
-	return 0;
-}
-
-/*
- * The paths in which the worktree's HEAD and commit c differ, into
- * paths; *whole set when the worktree must be checked out as a whole: it
- * is new, its HEAD is gone, or a checkout into it was interrupted
- * (marker exists).
- */
-static int moved_paths(git_strarray *paths, int *whole, git_repository *repo,
-		       git_commit *c, const char *marker)
-{
-	git_commit *head = NULL;
-	git_tree *from = NULL, *to = NULL;
-	struct path_cb cb = { add_path, paths, 0, 1 };
-	struct buf prefix;
-	git_oid id;
-	int rc = 0;
-
-	*whole = access(marker, F_OK) == 0 ||
-		 git_reference_name_to_id(&id, repo, "HEAD") < 0 ||
-		 git_commit_lookup(&head, repo, &id) < 0;
-	if (*whole)
-		return 0;
-	if (git_commit_tree(&from, head) < 0 || git_commit_tree(&to, c) < 0) {
-		rc = git_fail(ERR_INFRA, "cannot read a tree");
-	} else {
-		buf_init(&prefix, 1 << 12);
-		rc = tree_changes(repo, from, to, &prefix, &cb);
-		buf_release(&prefix);
-	}
-	git_tree_free(from);
-	git_tree_free(to);
-	git_commit_free(head);
-	return rc;
-}
-
-/* The worktree in dir, and its index: the links its checkout wrote. */
-struct own_links {
-	const char *dir;
-	git_index *index;
-};
-
-/* beneath_own_fn: the link at rel is the one the index holds there (a
- * committed link, as the last checkout wrote it) */
-static int own_link(const char *rel, void *payload)
-{
-	const struct own_links *o = payload;
-	const git_index_entry *e = git_index_get_bypath(o->index, rel, 0);
-	char *path, target[4096];
-	ssize_t n;
-	git_oid id;
-
-	if (!e || e->mode != GIT_FILEMODE_LINK)
-		return 0;
-	path = util_fmt("%s/%s", o->dir, rel);
-	n = path ? readlink(path, target, sizeof(target)) : -1;
-	free(path);
-	return n >= 0 && (size_t)n < sizeof(target) &&
-	       git_odb_hash(&id, target, (size_t)n, GIT_OBJECT_BLOB) == 0 &&
-	       git_oid_equal(&id, &e->id);
-}
-
-/*
- * Before libgit2 writes into dir, which a command may have been lent:
- * beneath_clear() each of paths (or, for a whole checkout, the whole
- * tree), keeping the committed links as they were checked out.
- */
-static int clear_worktree(git_repository *repo, const char *dir, int whole,
-			  const git_strarray *paths)
-{
-	struct own_links o = { dir, NULL };
-	size_t i;
-	int rc = 0;
-
-	if (git_repository_index(&o.index, repo) < 0)
-		return git_fail(ERR_INFRA, "cannot read the worktree's index");
-	if (whole)
-		rc = beneath_clear_tree(dir, own_link, &o);
-	for (i = 0; !whole && i < paths->count && !rc; i++) {
-		char *p = util_fmt("%s/%s", dir, paths->strings[i]);
-
-		rc = p ? beneath_clear(dir, p, own_link, &o)
-		       : err_set(ERR_NOMEM, "out of memory");
-		free(p);
-	}
-	git_index_free(o.index);
-	return rc;
-}
-
-int gu_clear_worktree(const char *dir)
-{
-	git_repository *repo = NULL;
-	char *gitdir = worktree_gitdir(dir);
-	int rc = gitdir ? open_gitdir(&repo, gitdir, dir)
-			: err_set(ERR_NOMEM, "out of memory");
-
-	if (!rc)
-		rc = clear_worktree(repo, dir, 1, NULL);
-	git_repository_free(repo);
-	free(gitdir);
-	return rc;
-}
-
-/*
- * Check commit oid out into the worktree in dir.  From a commit it moves
- * as git checkout does: only the paths in which the two trees differ are
- * rewritten (libgit2 would otherwise stat every file of the tree), so a
- * change that a command made to a file that the next commit does not
- * touch stays, as it does under git bisect run.  A marker in the
- * worktree's .git stands while files are written: a checkout that was
- * interrupted is followed by a whole one.
- */
-int gu_checkout(struct gu_repo *r, const char *dir, const struct gu_oid *oid)
-{
-	git_checkout_options opts;
-	git_repository *repo = NULL;
-	git_commit *c = NULL;
-	git_strarray paths = { NULL, 0 };
-	char *marker = NULL;
-	int rc, whole = 1, fd;
-
-	rc = open_worktree(&repo, r, dir);
-	if (rc)
-		return rc;
-	marker = util_fmt("%s/bisectd-checkout", git_repository_path(repo));
-	if (!marker) {
-		rc = err_set(ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	if (git_commit_lookup(&c, repo, (const git_oid *)oid) < 0) {
-		rc = git_fail(ERR_INFRA, "cannot check out commit");
-		goto out;
-	}
-	rc = moved_paths(&paths, &whole, repo, c, marker);
-	if (!rc && whole) {
-		/* (by paths, moved_paths() checked each level it saw) */
-		git_tree *t = NULL;
-		struct buf prefix;
-
-		buf_init(&prefix, 1 << 12);
-		rc = git_commit_tree(&t, c) < 0
-			     ? git_fail(ERR_INFRA, "cannot read a tree")
-			     : sane_tree(repo, t, &prefix);
-		buf_release(&prefix);
-		git_tree_free(t);
-	}
-	if (rc || (!whole && !paths.count))
-		goto out;
-	fd = open(marker, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rc = err_sys(ERR_INFRA, "cannot write '%s'", marker);
-		goto out;
-	}
-	close(fd);
-	/* libgit2 writes through what it finds on the way: nothing that a
-	 * command left in the tree (a link where a directory of the commit
-	 * goes, a link or a hard link where its file goes) may be there */
-	rc = clear_worktree(repo, dir, whole, &paths);
-	if (rc)
-		goto out;
-	git_checkout_options_init(&opts, GIT_CHECKOUT_OPTIONS_VERSION);
-	opts.checkout_strategy = GIT_CHECKOUT_FORCE;
-	if (!whole) {
-		opts.checkout_strategy |= GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
-		opts.paths = paths;
-	}
-	if (git_checkout_tree(repo, (git_object *)c, &opts) < 0 ||
-	    git_repository_set_head_detached(repo, (const git_oid *)oid) < 0)
-		rc = git_fail(ERR_INFRA, "cannot check out commit");
-	else if (unlink(marker))
-		rc = err_sys(ERR_INFRA, "cannot remove '%s'", marker);
-out:
-	git_strarray_dispose(&paths);
-	free(marker);
-	git_commit_free(c);
-	git_repository_free(repo);
-	return rc;
-}
-
 static int each_path(const git_diff_delta *d, float progress, void *payload)
 {
 	struct path_cb *cb = payload;
@@ -818,12 +396,12 @@ int gu_changed_paths(struct gu_repo *r, const struct gu_oid *a,
 	    git_commit_lookup(&cb, r->repo, (const git_oid *)b) < 0 ||
 	    git_commit_tree(&ta, ca) < 0 || git_commit_tree(&tb, cb) < 0 ||
 	    git_diff_tree_to_tree(&diff, r->repo, ta, tb, NULL) < 0) {
-		rc = git_fail(ERR_GENERIC, "cannot diff commits");
+		rc = gu_fail(ERR_GENERIC, "cannot diff commits");
 		goto out;
 	}
 	d = git_diff_foreach(diff, each_path, NULL, NULL, NULL, &state);
 	if (d < 0 && d != GIT_EUSER)
-		rc = git_fail(ERR_GENERIC, "cannot diff commits");
+		rc = gu_fail(ERR_GENERIC, "cannot diff commits");
 	else
 		rc = state.result;
 out:
@@ -840,13 +418,13 @@ out:
  * of the other's files), below prefix.  Subtrees with the same id are
  * not read: a commit that changes one file costs the trees on its path.
  */
-static int tree_changes(git_repository *repo, git_tree *a, git_tree *b,
-			struct buf *prefix, struct path_cb *cb)
+int gu_tree_changes(git_repository *repo, git_tree *a, git_tree *b,
+		    struct buf *prefix, struct path_cb *cb)
 {
 	size_t na = a ? git_tree_entrycount(a) : 0;
 	size_t nb = b ? git_tree_entrycount(b) : 0;
 	size_t i = 0, j = 0, keep = prefix->len;
-	int rc = b && cb->check ? sane_level(b, buf_str(prefix)) : 0;
+	int rc = b && cb->check ? gu_sane_level(b, buf_str(prefix)) : 0;
 
 	while (!rc && (i < na || j < nb)) {
 		const git_tree_entry *ea =
@@ -878,16 +456,16 @@ static int tree_changes(git_repository *repo, git_tree *a, git_tree *b,
 			break;
 		if (c <= 0 && git_tree_entry_type(ea) == GIT_OBJECT_TREE &&
 		    git_tree_lookup(&sa, repo, git_tree_entry_id(ea)) < 0)
-			rc = git_fail(ERR_GENERIC, "cannot read a tree");
+			rc = gu_fail(ERR_GENERIC, "cannot read a tree");
 		if (!rc && c >= 0 &&
 		    git_tree_entry_type(eb) == GIT_OBJECT_TREE &&
 		    git_tree_lookup(&sb, repo, git_tree_entry_id(eb)) < 0)
-			rc = git_fail(ERR_GENERIC, "cannot read a tree");
+			rc = gu_fail(ERR_GENERIC, "cannot read a tree");
 		if (!rc && (sa || sb)) {
 			if (buf_puts(prefix, "/"))
 				rc = err_set(ERR_NOMEM, "path too long");
 			else
-				rc = tree_changes(repo, sa, sb, prefix, cb);
+				rc = gu_tree_changes(repo, sa, sb, prefix, cb);
 		}
 		git_tree_free(sa);
 		git_tree_free(sb);
@@ -910,11 +488,11 @@ int gu_commit_paths(struct gu_repo *r, const struct gu_oid *commit,
 	if (git_commit_lookup(&c, r->repo, (const git_oid *)commit) < 0 ||
 	    (git_commit_parentcount(c) && git_commit_parent(&p, c, 0) < 0) ||
 	    git_commit_tree(&tc, c) < 0 || (p && git_commit_tree(&tp, p) < 0)) {
-		rc = git_fail(ERR_GENERIC, "cannot read a commit");
+		rc = gu_fail(ERR_GENERIC, "cannot read a commit");
 		goto out;
 	}
 	buf_init(&prefix, 1 << 16);
-	rc = tree_changes(r->repo, tp, tc, &prefix, &state);
+	rc = gu_tree_changes(r->repo, tp, tc, &prefix, &state);
 	buf_release(&prefix);
 out:
 	git_tree_free(tc);
@@ -935,7 +513,7 @@ static int walk_push(git_revwalk *w, struct gu_repo *r, const char *rev,
 		return rc;
 	if ((hide ? git_revwalk_hide(w, (const git_oid *)&oid)
 		  : git_revwalk_push(w, (const git_oid *)&oid)) < 0)
-		return git_fail(ERR_GENERIC, "cannot walk history");
+		return gu_fail(ERR_GENERIC, "cannot walk history");
 	return 0;
 }
 
@@ -949,7 +527,7 @@ int gu_walk(struct gu_repo *r, const char *range,
 	int rc = 0, n;
 
 	if (git_revwalk_new(&w, r->repo) < 0)
-		return git_fail(ERR_GENERIC, "cannot walk history");
+		return gu_fail(ERR_GENERIC, "cannot walk history");
 	if (dots && dots[2] == '.')
 		rc = err_set(ERR_INPUT,
 			     "'%s': only A..B ranges are supported, not A...B",
@@ -972,7 +550,7 @@ int gu_walk(struct gu_repo *r, const char *range,
 		struct gu_walk_commit wc;
 
 		if (git_commit_lookup(&c, r->repo, &id) < 0) {
-			rc = git_fail(ERR_GENERIC, "cannot read a commit");
+			rc = gu_fail(ERR_GENERIC, "cannot read a commit");
 			break;
 		}
 		memcpy(wc.oid.id, id.id, sizeof(wc.oid.id));
@@ -984,7 +562,7 @@ int gu_walk(struct gu_repo *r, const char *range,
 		git_commit_free(c);
 	}
 	if (!rc && n != GIT_ITEROVER)
-		rc = git_fail(ERR_GENERIC, "cannot walk history");
+		rc = gu_fail(ERR_GENERIC, "cannot walk history");
 	git_revwalk_free(w);
 	return rc;
 }
@@ -999,7 +577,7 @@ int gu_lookup_prefix(struct gu_repo *r, const char *hex, struct gu_oid *out)
 	if (len < 4 || len > GU_HEXSZ || hex[len])
 		return err_set(ERR_INPUT, "'%s' is not a commit id", hex);
 	if (git_oid_fromstrn(&id, hex, len) < 0)
-		return git_fail(ERR_INPUT, "not a commit id");
+		return gu_fail(ERR_INPUT, "not a commit id");
 	e = git_object_lookup_prefix(&obj, r->repo, &id, len,
 				     GIT_OBJECT_COMMIT);
 	if (e == GIT_ENOTFOUND)
@@ -1007,7 +585,7 @@ int gu_lookup_prefix(struct gu_repo *r, const char *hex, struct gu_oid *out)
 	if (e == GIT_EAMBIGUOUS)
 		return err_set(ERR_INPUT, "%s names more than one commit", hex);
 	if (e < 0)
-		return git_fail(ERR_INPUT, "cannot look up a commit");
+		return gu_fail(ERR_INPUT, "cannot look up a commit");
 	memcpy(out->id, git_object_id(obj)->id, sizeof(out->id));
 	git_object_free(obj);
 	return 0;
@@ -1020,7 +598,7 @@ int gu_commit_body(struct gu_repo *r, const struct gu_oid *oid, struct buf *out)
 	int rc = 0;
 
 	if (git_commit_lookup(&c, r->repo, (const git_oid *)oid) < 0)
-		return git_fail(ERR_NOTFOUND, "cannot read a commit");
+		return gu_fail(ERR_NOTFOUND, "cannot read a commit");
 	body = git_commit_body(c);
 	if (body)
 		rc = buf_puts(out, body);
@@ -1045,9 +623,9 @@ int gu_format_patch(struct gu_repo *r, const struct gu_oid *oid,
 	git_diff_find_options_init(&opts.diff_find_opts,
 				   GIT_DIFF_FIND_OPTIONS_VERSION);
 	if (git_commit_lookup(&c, r->repo, (const git_oid *)oid) < 0)
-		return git_fail(ERR_NOTFOUND, "cannot read a commit");
+		return gu_fail(ERR_NOTFOUND, "cannot read a commit");
 	if (git_email_create_from_commit(&b, c, &opts) < 0)
-		rc = git_fail(ERR_INPUT, "cannot write a commit as a patch");
+		rc = gu_fail(ERR_INPUT, "cannot write a commit as a patch");
 	else
 		rc = buf_put(out, b.ptr, b.size);
 	git_buf_dispose(&b);
@@ -1104,9 +682,9 @@ int gu_tree_dirs(struct gu_repo *r, const struct gu_oid *commit, char ***out,
 	*n = 0;
 	if (git_commit_lookup(&c, r->repo, (const git_oid *)commit) < 0 ||
 	    git_commit_tree(&t, c) < 0)
-		rc = git_fail(ERR_INPUT, "cannot read commit");
+		rc = gu_fail(ERR_INPUT, "cannot read commit");
 	else if (git_tree_walk(t, GIT_TREEWALK_PRE, dirs_entry, &d) < 0)
-		rc = git_fail(ERR_NOMEM, "cannot read a tree");
+		rc = gu_fail(ERR_NOMEM, "cannot read a tree");
 	if (!rc) {
 		qsort(d.v, d.n, sizeof(*d.v), by_string);
 		all = malloc((d.n + 1) * sizeof(*all) + d.bytes);
@@ -1136,7 +714,7 @@ int gu_author_time(struct gu_repo *r, const struct gu_oid *oid, long long *out)
 	git_commit *c;
 
 	if (git_commit_lookup(&c, r->repo, (const git_oid *)oid) < 0)
-		return git_fail(ERR_NOTFOUND, "cannot read a commit");
+		return gu_fail(ERR_NOTFOUND, "cannot read a commit");
 	*out = (long long)git_commit_author(c)->when.time;
 	git_commit_free(c);
 	return 0;
@@ -1151,7 +729,7 @@ int gu_trailers(const char *message,
 	int rc = 0;
 
 	if (git_message_trailers(&arr, message) < 0)
-		return git_fail(ERR_GENERIC, "cannot read trailers");
+		return gu_fail(ERR_GENERIC, "cannot read trailers");
 	for (i = 0; i < arr.count && !rc; i++)
 		rc = fn(arr.trailers[i].key, arr.trailers[i].value, payload);
 	git_message_trailer_array_free(&arr);
@@ -1159,310 +737,6 @@ int gu_trailers(const char *message,
 }
 
 /* Where an apply is: for naming the file and hunk that did not apply. */
-struct apply_at {
-	char file[1024];
-	int hunk;
-	char header[256];
-};
-
-static int apply_delta(const git_diff_delta *d, void *payload)
-{
-	struct apply_at *at = payload;
-
-	snprintf(at->file, sizeof(at->file), "%s",
-		 d->old_file.path ? d->old_file.path : d->new_file.path);
-	at->hunk = 0;
-	at->header[0] = '\0';
-	return 0;
-}
-
-static int apply_hunk(const git_diff_hunk *h, void *payload)
-{
-	struct apply_at *at = payload;
-
-	at->hunk++;
-	snprintf(at->header, sizeof(at->header), "%.*s",
-		 (int)strcspn(h->header, "\n"), h->header);
-	return 0;
-}
-
-/* Apply one patch file's text to tree; the new tree's id to out. */
-/* One path of a "---" or "+++" line: no timestamp, and side/ in front. */
-static void diff_path(struct buf *out, const char *p, size_t len, char side)
-{
-	size_t l = strcspn(p, "\t\n");
-
-	if (l > len)
-		l = len;
-	if (!(l > 2 && p[0] == side && p[1] == '/'))
-		buf_printf(out, "%c/", side);
-	buf_put(out, p, l);
-}
-
-/* 1 when a "---"/"+++" line's path is /dev/null (no file on that side). */
-static int dev_null(const char *p)
-{
-	return !strncmp(p, "/dev/null", 9) && strchr("\t\n ", p[9]) &&
-	       p[9] != '\0';
-}
-
-/*
- * A plain `diff -u` or `diff -ruN` as git's format: libgit2 reads only
- * diffs with "diff --git" headers, so one is put before every
- * "--- X" / "+++ Y" pair that lacks it (paths as git's a/ and b/).
- */
-static char *gitify(const char *text, size_t len, size_t *out_len)
-{
-	struct buf b;
-	const char *p = text, *end = text + len;
-	int in_git = 0;
-
-	buf_init(&b, 256u << 20);
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t l = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
-
-		if (l > 11 && !strncmp(p, "diff --git ", 11))
-			in_git = 1;
-		if (!in_git && l > 4 && !strncmp(p, "--- ", 4) && nl &&
-		    end - nl > 5 && !strncmp(nl + 1, "+++ ", 4)) {
-			const char *plus = nl + 1,
-				   *pe = memchr(plus, '\n',
-						(size_t)(end - plus));
-			size_t pl = pe ? (size_t)(pe - plus) - 4
-				       : (size_t)(end - plus) - 4;
-			/* a file made or deleted: "/dev/null" on one side */
-			int made = dev_null(p + 4), gone = dev_null(plus + 4);
-			struct buf a, c;
-
-			buf_init(&a, 8192);
-			buf_init(&c, 8192);
-			diff_path(&a, made ? plus + 4 : p + 4,
-				  made ? pl : l - 4, 'a');
-			diff_path(&c, gone ? p + 4 : plus + 4,
-				  gone ? l - 4 : pl, 'b');
-			buf_printf(&b, "diff --git %s %s\n%s--- %s\n+++ %s\n",
-				   buf_str(&a), buf_str(&c),
-				   made	  ? "new file mode 100644\n"
-				   : gone ? "deleted file mode 100644\n"
-					  : "",
-				   made ? "/dev/null" : buf_str(&a),
-				   gone ? "/dev/null" : buf_str(&c));
-			buf_release(&a);
-			buf_release(&c);
-			p = pe ? pe + 1 : end;
-			continue;
-		}
-		if (l > 5 && !strncmp(p, "diff ", 5) &&
-		    strncmp(p, "diff --git ", 11))
-			in_git = 0; /* a "diff -ruN a b" line of diff(1) */
-		buf_put(&b, p, l);
-		p += l;
-	}
-	*out_len = b.len;
-	return buf_detach(&b);
-}
-
-static int apply_one(git_oid *out, git_repository *repo, git_tree *tree,
-		     const char *name, const char *text, size_t len)
-{
-	git_apply_options opts;
-	struct apply_at at = { "", 0, "" };
-	git_diff *diff = NULL;
-	git_index *index = NULL;
-	size_t glen = 0;
-	char *git_text = gitify(text, len, &glen);
-	int rc = 0;
-
-	if (!git_text)
-		return err_set(ERR_NOMEM, "out of memory");
-	if (git_diff_from_buffer(&diff, git_text, glen) < 0) {
-		const git_error *e = git_error_last();
-
-		free(git_text);
-		return err_set(ERR_INPUT, "patch '%s' has no diff in it (%s)",
-			       name,
-			       e && e->message ? e->message : "unparsable");
-	}
-	if (git_diff_num_deltas(diff) == 0) {
-		git_diff_free(diff);
-		free(git_text);
-		return err_set(ERR_INPUT, "patch '%s' has no diff in it", name);
-	}
-	git_apply_options_init(&opts, GIT_APPLY_OPTIONS_VERSION);
-	opts.delta_cb = apply_delta;
-	opts.hunk_cb = apply_hunk;
-	opts.payload = &at;
-	if (git_apply_to_tree(&index, repo, tree, diff, &opts) < 0) {
-		const git_error *e = git_error_last();
-
-		rc = err_set(ERR_INPUT,
-			     "patch '%s' does not apply: file '%s', hunk %d "
-			     "(%s): %s",
-			     name, at.file, at.hunk, at.header,
-			     e && e->message ? e->message : "failed");
-	} else if (git_index_write_tree_to(out, index, repo) < 0) {
-		rc = git_fail(ERR_INFRA, "cannot write patched tree");
-	}
-	git_index_free(index);
-	git_diff_free(diff);
-	free(git_text); /* after the diff: it may point into the text */
-	return rc;
-}
-
-/* A commit of tree on parent by bisectd, dated as its parent. */
-static int write_child(struct gu_oid *out, git_repository *repo,
-		       git_commit *parent, git_tree *tree, const char *msg)
-{
-	const git_commit *parents[1] = { parent };
-	git_signature *sig = NULL;
-	int rc = 0;
-
-	if (git_signature_new(&sig, "bisectd", "bisectd@localhost",
-			      git_commit_time(parent), 0) < 0 ||
-	    git_commit_create((git_oid *)out, repo, NULL, sig, sig, NULL, msg,
-			      tree, 1, parents) < 0)
-		rc = git_fail(ERR_INFRA, "cannot write a commit");
-	git_signature_free(sig);
-	return rc;
-}
-
-int gu_apply_patches(struct gu_oid *out, struct gu_repo *r, const char *dir,
-		     const struct gu_oid *base, const char *const *names,
-		     const char *const *texts, const size_t *lens, size_t n)
-{
-	git_repository *repo = NULL;
-	git_commit *bc = NULL;
-	git_tree *tree = NULL;
-	git_oid tree_oid;
-	char msg[4096];
-	size_t i, used;
-	int rc;
-
-	rc = open_worktree(&repo, r, dir);
-	if (rc)
-		return rc;
-	if (git_commit_lookup(&bc, repo, (const git_oid *)base) < 0 ||
-	    git_commit_tree(&tree, bc) < 0) {
-		rc = git_fail(ERR_INFRA, "cannot read base commit");
-		goto out;
-	}
-	used = (size_t)snprintf(msg, sizeof(msg), "bisectd: patched\n\n");
-	for (i = 0; i < n; i++) {
-		rc = apply_one(&tree_oid, repo, tree, names[i], texts[i],
-			       lens[i]);
-		if (rc)
-			goto out;
-		git_tree_free(tree);
-		tree = NULL;
-		if (git_tree_lookup(&tree, repo, &tree_oid) < 0) {
-			rc = git_fail(ERR_INFRA, "cannot read patched tree");
-			goto out;
-		}
-		if (used < sizeof(msg))
-			used += (size_t)snprintf(msg + used, sizeof(msg) - used,
-						 "Patch: %s\n", names[i]);
-	}
-	rc = write_child(out, repo, bc, tree, msg);
-out:
-	git_tree_free(tree);
-	git_commit_free(bc);
-	git_repository_free(repo);
-	return rc;
-}
-
-int gu_commit_patched(struct gu_oid *out, struct gu_repo *r,
-		      const struct gu_oid *base, const struct gu_oid *parent,
-		      const char *const *names, const char *const *texts,
-		      const size_t *lens, size_t n, const char *msg)
-{
-	git_commit *bc = NULL, *pc = NULL;
-	git_tree *tree = NULL;
-	git_oid tree_oid;
-	size_t i;
-	int rc = 0;
-
-	if (git_commit_lookup(&bc, r->repo, (const git_oid *)base) < 0 ||
-	    git_commit_lookup(&pc, r->repo, (const git_oid *)parent) < 0 ||
-	    git_commit_tree(&tree, bc) < 0) {
-		rc = git_fail(ERR_INFRA, "cannot read base commit");
-		goto out;
-	}
-	for (i = 0; i < n && !rc; i++) {
-		rc = apply_one(&tree_oid, r->repo, tree, names[i], texts[i],
-			       lens[i]);
-		git_tree_free(tree);
-		tree = NULL;
-		if (!rc && git_tree_lookup(&tree, r->repo, &tree_oid) < 0)
-			rc = git_fail(ERR_INFRA, "cannot read patched tree");
-	}
-	if (!rc)
-		rc = write_child(out, r->repo, pc, tree, msg);
-out:
-	git_tree_free(tree);
-	git_commit_free(bc);
-	git_commit_free(pc);
-	return rc;
-}
-
-int gu_revert_onto(struct gu_oid *out, struct gu_repo *r, const char *dir,
-		   const struct gu_oid *base, const struct gu_oid *commit)
-{
-	git_repository *repo = NULL;
-	git_commit *bc = NULL, *cc = NULL;
-	git_index *idx = NULL;
-	git_tree *tree = NULL;
-	git_oid tree_oid;
-	char hex[GU_HEXSZ + 1], msg[256];
-	int rc;
-
-	rc = open_worktree(&repo, r, dir);
-	if (rc)
-		return rc;
-	gu_oid_hex(hex, commit);
-	if (git_commit_lookup(&bc, repo, (const git_oid *)base) < 0 ||
-	    git_commit_lookup(&cc, repo, (const git_oid *)commit) < 0) {
-		rc = git_fail(ERR_INFRA, "cannot read the commits to revert");
-		goto out;
-	}
-	if (git_revert_commit(&idx, repo, cc, bc,
-			      git_commit_parentcount(cc) > 1 ? 1 : 0,
-			      NULL) < 0) {
-		rc = git_fail(ERR_INPUT, "cannot revert");
-		goto out;
-	}
-	if (git_index_has_conflicts(idx)) {
-		const git_index_entry *anc, *ours, *theirs;
-		git_index_conflict_iterator *it = NULL;
-		const char *path = "?";
-
-		if (git_index_conflict_iterator_new(&it, idx) == 0 &&
-		    git_index_conflict_next(&anc, &ours, &theirs, it) == 0)
-			path = ours	? ours->path
-			       : theirs ? theirs->path
-					: anc->path;
-		rc = err_set(ERR_INPUT,
-			     "the revert of %.12s does not apply: conflict in "
-			     "%s",
-			     hex, path);
-		git_index_conflict_iterator_free(it);
-		goto out;
-	}
-	snprintf(msg, sizeof(msg), "bisectd: revert %s\n", hex);
-	if (git_index_write_tree_to(&tree_oid, idx, repo) < 0 ||
-	    git_tree_lookup(&tree, repo, &tree_oid) < 0)
-		rc = git_fail(ERR_INFRA, "cannot write the reverted tree");
-	else
-		rc = write_child(out, repo, bc, tree, msg);
-out:
-	git_tree_free(tree);
-	git_index_free(idx);
-	git_commit_free(cc);
-	git_commit_free(bc);
-	git_repository_free(repo);
-	return rc;
-}
-
 int gu_parents(struct gu_repo *r, const struct gu_oid *commit,
 	       struct gu_oid *out, size_t max)
 {
@@ -1470,7 +744,7 @@ int gu_parents(struct gu_repo *r, const struct gu_oid *commit,
 	size_t i, n;
 
 	if (git_commit_lookup(&c, r->repo, (const git_oid *)commit) < 0)
-		return git_fail(ERR_INPUT, "cannot read commit");
+		return gu_fail(ERR_INPUT, "cannot read commit");
 	n = git_commit_parentcount(c);
 	for (i = 0; i < n && i < max; i++)
 		memcpy(out[i].id, git_commit_parent_id(c, (unsigned)i)->id,
@@ -1487,7 +761,7 @@ int gu_tree_hex(struct gu_repo *r, const struct gu_oid *commit,
 
 	memcpy(oid.id, commit->id, sizeof(commit->id));
 	if (git_commit_lookup(&c, r->repo, &oid) < 0)
-		return git_fail(ERR_INPUT, "cannot read commit");
+		return gu_fail(ERR_INPUT, "cannot read commit");
 	git_oid_tostr(out, GU_HEXSZ + 1, git_commit_tree_id(c));
 	git_commit_free(c);
 	return 0;
@@ -1503,13 +777,13 @@ int gu_open_url(struct gu_repo **out, const char *url, const char *mirror_dir)
 	*out = NULL;
 	if (access(mirror_dir, F_OK) == 0) {
 		if (git_repository_open_bare(&repo, mirror_dir) < 0)
-			return git_fail(ERR_INFRA, "cannot open mirror");
+			return gu_fail(ERR_INFRA, "cannot open mirror");
 		snprintf(what, sizeof(what), "cannot fetch '%s'", url);
 		if (git_remote_lookup(&remote, repo, "origin") < 0 ||
 		    git_remote_fetch(remote, NULL, NULL, NULL) < 0) {
 			git_remote_free(remote);
 			git_repository_free(repo);
-			return git_fail(ERR_INPUT, what);
+			return gu_fail(ERR_INPUT, what);
 		}
 		git_remote_free(remote);
 	} else {
@@ -1519,7 +793,7 @@ int gu_open_url(struct gu_repo **out, const char *url, const char *mirror_dir)
 		o.bare = 1;
 		snprintf(what, sizeof(what), "cannot clone '%s'", url);
 		if (git_clone(&repo, url, mirror_dir, &o) < 0)
-			return git_fail(ERR_INPUT, what);
+			return gu_fail(ERR_INPUT, what);
 	}
 	r = calloc(1, sizeof(*r));
 	if (!r) {
@@ -1551,7 +825,7 @@ int gu_open_served(struct gu_repo **out, const char *url,
 	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 	if (git_remote_create_anonymous(&remote, (*out)->repo, url) < 0 ||
 	    git_remote_fetch(remote, &specs, &fo, NULL) < 0)
-		rc = git_fail(ERR_INFRA, "cannot fetch from the coordinator");
+		rc = gu_fail(ERR_INFRA, "cannot fetch from the coordinator");
 	git_remote_free(remote);
 	if (rc) {
 		gu_close(*out);
@@ -1573,11 +847,11 @@ int gu_read_blob(struct gu_repo *r, const struct gu_oid *commit,
 	memcpy(oid.id, commit->id, sizeof(commit->id));
 	if (git_commit_lookup(&c, r->repo, &oid) < 0 ||
 	    git_commit_tree(&tree, c) < 0)
-		rc = git_fail(ERR_INPUT, "cannot read commit");
+		rc = gu_fail(ERR_INPUT, "cannot read commit");
 	else if (git_tree_entry_bypath(&e, tree, path) < 0)
 		rc = err_set(ERR_NOTFOUND, "no '%s' in the commit", path);
 	else if (git_blob_lookup(&blob, r->repo, git_tree_entry_id(e)) < 0)
-		rc = git_fail(ERR_INPUT, "cannot read blob");
+		rc = gu_fail(ERR_INPUT, "cannot read blob");
 	else
 		rc = buf_put(out, git_blob_rawcontent(blob),
 			     (size_t)git_blob_rawsize(blob));
@@ -1609,7 +883,7 @@ int gu_init_bare(struct gu_repo **out, const char *path)
 		free(r);
 		snprintf(what, sizeof(what), "cannot create repository '%s'",
 			 path);
-		return git_fail(ERR_INFRA, what);
+		return gu_fail(ERR_INFRA, what);
 	}
 	*out = r;
 	return 0;
@@ -1625,7 +899,7 @@ int gu_import_new(struct gu_import **out, struct gu_repo *r)
 	im->repo = r;
 	if (git_index_new(&im->index) < 0) {
 		free(im);
-		return git_fail(ERR_INFRA, "cannot make an index");
+		return gu_fail(ERR_INFRA, "cannot make an index");
 	}
 	*out = im;
 	return 0;
@@ -1638,13 +912,13 @@ int gu_import_add(struct gu_import *im, const char *path, const void *data,
 
 	memset(&ie, 0, sizeof(ie));
 	if (git_blob_create_from_buffer(&ie.id, im->repo->repo, data, len) < 0)
-		return git_fail(ERR_INFRA, "cannot write a blob");
+		return gu_fail(ERR_INFRA, "cannot write a blob");
 	ie.mode = kind == GU_IMPORT_LINK   ? GIT_FILEMODE_LINK
 		  : kind == GU_IMPORT_EXEC ? GIT_FILEMODE_BLOB_EXECUTABLE
 					   : GIT_FILEMODE_BLOB;
 	ie.path = path;
 	if (git_index_add(im->index, &ie) < 0)
-		return git_fail(ERR_INFRA, "cannot add to the index");
+		return gu_fail(ERR_INFRA, "cannot add to the index");
 	im->files++;
 	return 0;
 }
@@ -1668,7 +942,7 @@ int gu_import_finish(struct gu_import *im, const char *author,
 			      GIT_OBJECT_COMMIT) < 0 ||
 	    (tag && git_tag_create_lightweight(&tag_oid, im->repo->repo, tag,
 					       obj, 1) < 0))
-		rc = git_fail(ERR_INFRA, "cannot write the import commit");
+		rc = gu_fail(ERR_INFRA, "cannot write the import commit");
 	if (!rc)
 		memcpy(out->id, commit_oid.id, sizeof(out->id));
 	git_object_free(obj);

@@ -8,7 +8,8 @@
 #
 # Each third-party library that is a concern of its own is called from
 # one file only: libarchive from lib/archives.c, libgit2 from
-# lib/gitutil.c, libcurl from lib/http.c, libvirt from
+# lib/gitutil_priv.h (which only lib/gitutil.c and lib/gitwork.c
+# include), libcurl from lib/http.c, libvirt from
 # worker/boot_libvirt.c, SQLite from bisectd/store.c, libmicrohttpd from
 # the API's files (bisectd/api_priv.h, which only bisectd/api*.c
 # include), GMime from lib/mbox.c.
@@ -43,7 +44,7 @@ for folder in lib worker bisectd cli; do
 		h=$(printf '%s\n' "$line" | sed 's/.*<\([^>]*\)>.*/\1/')
 		case $h in
 		archive.h | archive_entry.h) home=lib/archives.c ;;
-		git2.h | git2/*) home=lib/gitutil.c ;;
+		git2.h | git2/*) home=lib/gitutil_priv.h ;;
 		curl/*) home=lib/http.c ;;
 		libvirt/*) home=worker/boot_libvirt.c ;;
 		sqlite3.h) home=bisectd/store.c ;;
@@ -61,6 +62,14 @@ grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"api_priv.h"' \
 		case $f in
 		bisectd/api.c | bisectd/api_*.c) ;;
 		*) echo "$f:$n: \"api_priv.h\": only the API's files include it" ;;
+		esac
+	done >> "${TMPDIR:-/tmp}/lint-includes.$$"
+grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"gitutil_priv.h"' \
+	lib/*.[ch] worker/*.[ch] bisectd/*.[ch] cli/*.[ch] |
+	while IFS=: read -r f n _; do
+		case $f in
+		lib/gitutil.c | lib/gitwork.c) ;;
+		*) echo "$f:$n: \"gitutil_priv.h\": only gitutil.c and gitwork.c include it" ;;
 		esac
 	done >> "${TMPDIR:-/tmp}/lint-includes.$$"
 if [ -s "${TMPDIR:-/tmp}/lint-includes.$$" ]; then
