@@ -415,14 +415,17 @@ static int step_commit(struct gu_oid *out, struct step_result *st,
  */
 static int tenant_ccache(const char *tenant, const char *slot)
 {
-	char *base = util_ccache_dir(),
-	     *dir = base ? util_fmt("%s/tenant/%s%s", base, tenant, slot)
-			 : NULL;
-	int rc = dir ? 0 : err_set(ERR_NOMEM, "out of memory");
+	/* the worker's own, read before the first step set CCACHE_DIR */
+	static char *base;
+	char *dir;
+	int rc;
 
+	if (!base)
+		base = util_ccache_dir();
+	dir = base ? util_fmt("%s/tenant/%s%s", base, tenant, slot) : NULL;
+	rc = dir ? 0 : err_set(ERR_NOMEM, "out of memory");
 	if (!rc && setenv("CCACHE_DIR", dir, 1))
 		rc = err_sys(ERR_INFRA, "setenv CCACHE_DIR");
-	free(base);
 	free(dir);
 	return rc;
 }

@@ -581,6 +581,8 @@ id=$(submit "$(jq -nc --arg f "$flavour" --arg g "$good" --arg b "$bad" \
 	--rawfile t "$SCRATCH/dp-test.sh" --arg r "$patches_repo" \
 	'{type: "releases", flavour: $f, good: [$g], bad: $b, test: $t, repo: $r, commit_recipe: "tiny"}')")
 wait_job "$id" 900
+jq -c '.releases.debian_patches.bisection.steps // [] | .[] | [.commit[0:12], .verdict, .title]' \
+	"$SCRATCH/job" | sed 's/^/# patch level: /'
 check "releases one upstream apart through bisectd: the first bad patch, the planted one" \
 	jq_true "$SCRATCH/job" '.result == "found" and .releases.debian_patches.first_bad_patch == {name: "new.patch", subject: "mm: a patch that came in", change: "added"} and .releases.debian_patches.bisection.result == "found"'
 check "bisected by the worker itself: no bisect job of its own" \
@@ -588,7 +590,13 @@ check "bisected by the worker itself: no bisect job of its own" \
 browse "/jobs/$id" patches-job
 check "the page names the first bad patch" \
 	grep -q "<dt>first bad patch</dt><dd>new.patch (added): mm: a patch that came in</dd>" "$SCRATCH/patches-job.html"
-rm -f "$BISECTD_CACHE"/releases/*_6.1.998-* "$BISECTD_CACHE"/releases/linux_6.1.998-*
+# a worker's steps, one after another, each with its submitter's
+# compiler cache (tenant/KEY-SLOT under the worker's, never one inside
+# the last step's): none of them skipped
+check "every step of the patch level built and booted: $(jq -c '[.releases.debian_patches.bisection.steps[]?.verdict]' "$SCRATCH/job")" \
+	jq_true "$SCRATCH/job" '(.releases.debian_patches.bisection.steps | length) >= 3 and
+		all(.releases.debian_patches.bisection.steps[]; .verdict == "good" or .verdict == "bad")'
+rm -rf "$BISECTD_CACHE"/releases/*_6.1.998-* "$BISECTD_CACHE"/releases/linux_6.1.998-*
 
 code=$(api POST jobs "$(jq -nc --arg f "$flavour" --arg g "$good" --arg b "$bad" \
 	'{type: "releases", flavour: $f, good: [$g], bad: $b, repo: "/nonexistent"}')" "$STOKEN")

@@ -83,6 +83,12 @@ check "the same kernel as a local build: image $(jq -r .image_sha256 "$SCRATCH/l
 check "the patched build, in the sandbox, still sent its compiles ($pa and $pb)" \
 	'[ $((${pa:-0} + ${pb:-0})) -gt 0 ] && jq_true "$SCRATCH/v.json" ".patched.verdict == \"good\""'
 log=$(jq -r '.patched.build_log // empty' "$SCRATCH/v.json")
+if [ $((${pa:-0} + ${pb:-0})) = 0 ]; then
+	# what the step and icecc said, when nothing was sent
+	jq -r '.patched.build_notes // "(no notes)"' "$SCRATCH/v.json" | sed 's/^/# patched: /'
+	grep -i 'icecc\|ccache\|  CC ' "$log" | tail -n 20 | sed 's/^/# log: /'
+	icecc_listcs | sed 's/^/# /'
+fi
 grep '^bisectd-probe' "$log" | sort -u | sed 's/^/# /'
 check "a probe in the patch reached the compile server, as icecc does" \
 	grep -q "^bisectd-probe 10.232.0.11/10245: reached" "$log"
