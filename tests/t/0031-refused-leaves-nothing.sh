@@ -11,19 +11,28 @@ repo=$SCRATCH/repo
 eval "$("$TOP/tests/fixtures/mkrepo.sh" "$repo" 3 60)"
 pass='test ! -f regression'
 short=$(echo "$GOOD" | cut -c1-12)
+# nothing_written WHAT: the cache was not made; then it is cleared for
+# the next case, which is checked on its own
+nothing_written() {
+	check "$1 wrote nothing: no cache, no runs/" [ ! -e "$BISECTD_CACHE" ]
+	rm -rf "$BISECTD_CACHE"
+}
 
 # --- bisectctl run: endpoints ----------------------------------------------
 expect_exit 2 "run with good == bad" \
 	"$BISECTCTL" run --repo "$repo" --good "$GOOD" --bad "$GOOD" -- sh -c "$pass"
 one_line_error "^bisectctl: good and bad are the same commit $short$"
 check "and no report on stdout" [ ! -s "$SCRATCH/out" ]
+nothing_written "good == bad"
 expect_exit 2 "run with good == bad by two names (root, its id)" \
 	"$BISECTCTL" run --repo "$repo" --good root --bad "$GOOD" -- sh -c "$pass"
 one_line_error "good and bad are the same commit $short"
+nothing_written "good == bad by two names"
 expect_exit 2 "run with good and bad swapped" \
 	"$BISECTCTL" run --repo "$repo" --good "$BAD" --bad "$GOOD" -- sh -c "$pass"
 one_line_error "^bisectctl: bad commit $short is an ancestor of good commit .*: did you swap good and bad?$"
 check "and no report on stdout" [ ! -s "$SCRATCH/out" ]
+nothing_written "swapped"
 git -C "$repo" checkout -q --orphan lone
 git -C "$repo" commit -q --allow-empty -m lone
 lone=$(git -C "$repo" rev-parse HEAD)
@@ -31,14 +40,13 @@ git -C "$repo" checkout -q main
 expect_exit 2 "run with a good commit of another history" \
 	"$BISECTCTL" run --repo "$repo" --good "$lone" --bad "$BAD" -- sh -c "$pass"
 one_line_error "shares no history with bad commit"
-check "run wrote nothing: no cache, no runs/" [ ! -e "$BISECTD_CACHE" ]
+nothing_written "another history"
 
 # --- bisectctl build: an unknown source version -----------------------------
 expect_exit 2 "build of a source version APT does not know" \
 	"$BISECTCTL" build --recipe tiny --source 9.9.9-1
 one_line_error "^bisectctl: unknown source version '9.9.9-1'"
-check "build wrote nothing: no linux.git, no lock, no debs/" \
-	[ ! -e "$BISECTD_CACHE" ]
+nothing_written "build (no linux.git, no lock, no debs/)"
 
 # --- bisectctl stats: an unknown revision -----------------------------------
 expect_exit 2 "stats of nosuch..HEAD" \
