@@ -187,6 +187,11 @@ static int spec_patches(struct job_spec *j, const char *field, json_t *v)
 				       "patch %zu must be {\"name\": a file "
 				       "name, \"text\": the patch as text}",
 				       i + 1);
+		/* as bisectctl refuses an empty patch file */
+		if (json_string_length(t) == 0)
+			return err_set(ERR_INPUT,
+				       "patch %zu ('%.64s') is empty", i + 1,
+				       json_string_value(n));
 		j->patch_names[j->npatches] = strdup(json_string_value(n));
 		j->patch_texts[j->npatches] = strdup(json_string_value(t));
 		if (!j->patch_names[j->npatches++] ||

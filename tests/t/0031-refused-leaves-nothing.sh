@@ -105,6 +105,12 @@ expect_exit 2 "bisectctl --server with good == bad (token from BISECTD_TOKEN)" \
 	env BISECTD_TOKEN="$STOKEN" "$BISECTCTL" --server "$URL" run --repo "$repo" --good "$GOOD" \
 	--bad "$GOOD" -- sh -c "$pass"
 one_line_error "refused the job (HTTP 422): good and bad are the same"
+empty=$(jq -nc --arg r "$repo" --arg c "$BAD" \
+	'{type: "test", repo: $r, commit: $c, recipe: "tiny",
+	  apply: [{name: "a.patch", text: ""}]}')
+code=$(api POST jobs "$empty" "$STOKEN")
+check "an empty patch to apply: 422 ($code), as bisectctl refuses one" \
+	'[ "$code" = 422 ] && jq_true "$SCRATCH/body" ".error | test(\"^patch 1 [(].a[.]patch.[)] is empty$\")"'
 code=$(api GET jobs)
 check "no job was made" \
 	'[ "$code" = 200 ] && jq -e ".jobs == []" "$SCRATCH/body" > /dev/null'
