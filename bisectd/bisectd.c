@@ -364,6 +364,34 @@ static int open_store(struct store **st, const char *state)
 	return rc;
 }
 
+/*
+ * A start that failed: the stores closed, and the state removed when
+ * this start made it (state kept from before is left as it was).
+ */
+static void start_failed(struct coord *co, struct store *ckpt,
+			 const char *state, int had_state, int had_db)
+{
+	static const char *const files[] = { "state.db", "state.db-wal",
+					     "state.db-shm",
+					     "state.db-journal" };
+	size_t i;
+	char *p;
+
+	sched_close(co->sched);
+	co->sched = NULL;
+	store_close(co->store);
+	store_close(ckpt);
+	store_close(co->reader);
+	co->store = co->reader = NULL;
+	for (i = 0; !had_db && i < sizeof(files) / sizeof(files[0]); i++) {
+		if ((p = util_fmt("%s/%s", state, files[i])))
+			unlink(p);
+		free(p);
+	}
+	if (!had_state)
+		rmdir(state); /* only when empty */
+}
+
 static int print_token(const char *hash, const char *role, const char *name,
 		       void *payload)
 {
@@ -398,9 +426,12 @@ static int cmd_token(struct config *c, int argc, char **argv)
 
 	if (argc == 2 && !strcmp(argv[1], "--help"))
 		return token_usage(1);
-	if (!((argc == 4 && !strcmp(argv[1], "add") &&
-	       (!strcmp(argv[2], "submit") || !strcmp(argv[2], "worker") ||
-		!strcmp(argv[2], "read"))) ||
+	if (argc == 4 && !strcmp(argv[1], "add") && strcmp(argv[2], "submit") &&
+	    strcmp(argv[2], "worker") && strcmp(argv[2], "read")) {
+		log_warnx("unknown role '%s': submit, worker or read", argv[2]);
+		return 2;
+	}
+	if (!((argc == 4 && !strcmp(argv[1], "add")) ||
 	      (argc == 2 && !strcmp(argv[1], "list")) ||
 	      (argc == 3 && !strcmp(argv[1], "revoke"))))
 		return token_usage(0);
@@ -439,7 +470,7 @@ static int cmd_token(struct config *c, int argc, char **argv)
 	store_close(st);
 	if (rc) {
 		log_warnx("%s", err_last());
-		return 3;
+		return rc == ERR_INPUT ? 2 : 3;
 	}
 	return 0;
 }
@@ -731,7 +762,7 @@ int main(int argc, char **argv)
 	const char *config = NULL;
 	char *flags[128] = { 0 }, web_dir[PATH_MAX + 32];
 	struct sigaction sa;
-	int opt, rc, i;
+	int opt, rc, i, had_state, had_db;
 
 	/* a malloc arena per thread (a dozen here) let the RSS grow with
 	 * every job that went through, as each freed what another had
@@ -785,6 +816,13 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	{
+		char *db = util_fmt("%s/state.db", c.state);
+
+		had_state = access(c.state, F_OK) == 0;
+		had_db = !db || access(db, F_OK) == 0;
+		free(db);
+	}
 	if (gu_init() || http_global_init() || open_store(&co.store, c.state) ||
 	    open_store(&ckpt, c.state) || open_store(&co.reader, c.state) ||
 	    store_autocheckpoint_off(co.store) ||
@@ -792,6 +830,7 @@ int main(int argc, char **argv)
 	    /* the two others read little: the job list, the log */
 	    store_cache_kib(ckpt, 64) || store_cache_kib(co.reader, 256)) {
 		log_warnx("%s", err_last());
+		start_failed(&co, ckpt, c.state, had_state, had_db);
 		return 3;
 	}
 	co.state_dir = c.state;
@@ -802,6 +841,7 @@ int main(int argc, char **argv)
 	so.live_window = c.lease_s + 60;
 	if (sched_open(&co.sched, co.store, &so)) {
 		log_warnx("%s", err_last());
+		start_failed(&co, ckpt, c.state, had_state, had_db);
 		return 3;
 	}
 	memset(&ao, 0, sizeof(ao));
@@ -840,6 +880,7 @@ int main(int argc, char **argv)
 		log_info("resuming jobs: %s", err_last());
 	if ((rc = api_start(&api, &co, &ao))) {
 		log_warnx("%s", err_last());
+		start_failed(&co, ckpt, c.state, had_state, had_db);
 		return rc == ERR_INPUT ? 2
 				       : 3; /* a listen address that is none */
 	}

@@ -366,6 +366,10 @@ static int resolve_spec(struct sched *s, struct job_spec *spec, char **canon)
 	for (i = 0; i < spec->ngood; i++)
 		RESOLVE(spec->good[i]);
 #undef RESOLVE
+	/* what bisectctl refuses before it starts, so does the API */
+	if (!strcmp(spec->type, "bisect") && spec->bad &&
+	    (rc = gu_endpoints_check(repo, spec->bad, spec->good, spec->ngood)))
+		goto out;
 known:
 	if (spec->recipe && (rc = recipe_key(s, spec->recipe, key)))
 		goto out;

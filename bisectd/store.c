@@ -896,10 +896,18 @@ int store_workers_live(struct store *s, double since,
 int store_token_add(struct store *s, const char *hash, const char *role,
 		    const char *name)
 {
-	return run(s, prep(s,
-			   "INSERT OR REPLACE INTO tokens(hash, role, name) "
-			   "VALUES(?, ?, ?)",
-			   "sss", hash, role, name));
+	int rc = run(s, prep(s,
+			     "INSERT OR REPLACE INTO tokens(hash, role, name) "
+			     "SELECT ?, ?, ? WHERE NOT EXISTS "
+			     "(SELECT 1 FROM tokens WHERE name = ?)",
+			     "ssss", hash, role, name, name));
+
+	if (!rc && !sqlite3_changes(s->db))
+		rc = err_set(ERR_INPUT,
+			     "there is a token named '%s' already (token "
+			     "revoke '%s' first)",
+			     name, name);
+	return rc;
 }
 
 int store_token_role(struct store *s, const char *hash, char role[16],

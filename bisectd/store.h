@@ -189,7 +189,8 @@ int store_workers_live(struct store *s, double since,
 		       int (*fn)(long long id, const char *caps, void *payload),
 		       void *payload);
 
-/* role: "submit", "worker" or "read"; hash: of the token. */
+/* role: "submit", "worker" or "read"; hash: of the token.  ERR_INPUT
+ * when a token of that name exists (revoke it first). */
 int store_token_add(struct store *s, const char *hash, const char *role,
 		    const char *name);
 /* Each token's hash, role and name, by name; fn returns nonzero to stop. */

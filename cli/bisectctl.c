@@ -199,7 +199,8 @@ static int cmd_help(int argc, char **argv)
 	       "build and releases "
 	       "send the job to\n  that bisectd and follow it; without, "
 	       "they run it here, with --workers N\n  local workers (bisect "
-	       "and run).\n\n");
+	       "and run).\n  The API token comes from $BISECTD_TOKEN: "
+	       "prefer it to --token, which ps shows\n  to every user.\n\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		printf("  bisectctl %s\n\n", commands[i].usage);
 	printf("exit status: 0 first bad commit found, 1 ambiguous (only "

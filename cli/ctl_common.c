@@ -270,6 +270,10 @@ int ctl_bisect_spec(struct job_spec *spec, const struct common *c, int kernel,
 		return rc;
 	if (!spec->bad || !spec->ngood)
 		return err_set(ERR_INPUT, "need a bad commit and a good one");
+	/* refused here, before a run's directory is made */
+	rc = gu_endpoints_check(*repo, spec->bad, spec->good, spec->ngood);
+	if (rc)
+		return rc;
 	for (i = 0; i < spec->ngood; i++) {
 		struct gu_oid bad, good, mb;
 

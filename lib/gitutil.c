@@ -126,6 +126,45 @@ int gu_merge_base(struct gu_repo *r, const struct gu_oid *a,
 	return rc < 0 ? gu_fail(ERR_GENERIC, "cannot find merge base") : 0;
 }
 
+int gu_endpoints_check(struct gu_repo *r, const char *bad, char *const *goods,
+		       size_t ngoods)
+{
+	struct gu_oid b, g, mb;
+	size_t i;
+	int rc;
+
+	if ((rc = gu_oid_parse(&b, bad)))
+		return rc;
+	for (i = 0; i < ngoods; i++) {
+		if ((rc = gu_oid_parse(&g, goods[i])))
+			return rc;
+		if (gu_oid_equal(&g, &b))
+			return err_set(ERR_INPUT,
+				       "good and bad are the same commit %.12s",
+				       bad);
+		rc = gu_is_ancestor(r, &g, &b);
+		if (rc < 0)
+			return rc;
+		if (rc == 1)
+			continue;
+		rc = gu_merge_base(r, &g, &b, &mb);
+		if (rc == ERR_NOTFOUND)
+			return err_set(ERR_INPUT,
+				       "good commit %.12s shares no history "
+				       "with bad commit %.12s",
+				       goods[i], bad);
+		if (rc)
+			return rc;
+		if (gu_oid_equal(&mb, &b))
+			return err_set(ERR_INPUT,
+				       "bad commit %.12s is an ancestor of "
+				       "good commit %.12s: did you swap good "
+				       "and bad?",
+				       bad, goods[i]);
+	}
+	return 0;
+}
+
 struct sorted {
 	struct gu_oid oid;
 	uint32_t idx;

@@ -84,6 +84,15 @@ int gu_is_ancestor(struct gu_repo *r, const struct gu_oid *anc,
 int gu_merge_base(struct gu_repo *r, const struct gu_oid *a,
 		  const struct gu_oid *b, struct gu_oid *out);
 
+/*
+ * What git bisect refuses of its endpoints (commit ids in hex): a good
+ * commit that is the bad one, a bad commit that is an ancestor of a good
+ * one (swapped), a good commit that shares no history with the bad one.
+ * ERR_INPUT, with the reason, for those.
+ */
+int gu_endpoints_check(struct gu_repo *r, const char *bad, char *const *goods,
+		       size_t ngoods);
+
 /* The ancestors of bad that no good reaches. Release with gu_graph_release. */
 int gu_graph_load(struct gu_graph *out, struct gu_repo *r,
 		  const struct gu_oid *bad, const struct gu_oid *goods,

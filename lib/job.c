@@ -187,6 +187,11 @@ static int spec_patches(struct job_spec *j, const char *field, json_t *v)
 				       "patch %zu must be {\"name\": a file "
 				       "name, \"text\": the patch as text}",
 				       i + 1);
+		/* as bisectctl refuses an empty patch file */
+		if (json_string_length(t) == 0)
+			return err_set(ERR_INPUT,
+				       "patch %zu ('%.64s') is empty", i + 1,
+				       json_string_value(n));
 		j->patch_names[j->npatches] = strdup(json_string_value(n));
 		j->patch_texts[j->npatches] = strdup(json_string_value(t));
 		if (!j->patch_names[j->npatches++] ||
@@ -347,6 +352,21 @@ int job_release_ok(const char *s)
 
 /* What every kind of job checks last: its confidence (given or made
  * its default) and its webhook. */
+/* A good revision spelt as the bad one: the same commit, whatever the
+ * repository (the scheduler compares them once they are resolved). */
+static int same_endpoints(const struct job_spec *spec)
+{
+	size_t i;
+
+	for (i = 0; i < spec->ngood; i++)
+		if (!strcmp(spec->good[i], spec->bad))
+			return err_set(ERR_INPUT,
+				       "good and bad are the same revision "
+				       "'%.64s'",
+				       spec->bad);
+	return 0;
+}
+
 static int common_checks(const struct job_spec *out)
 {
 	if (out->confidence != 0 &&
@@ -517,6 +537,8 @@ static int spec_from(struct job_spec *out, json_t *o)
 		if (!out->bad || !out->ngood)
 			return err_set(ERR_INPUT, "a bisect job needs 'bad' "
 						  "and 'good'");
+		if (same_endpoints(out))
+			return ERR_INPUT;
 		if (out->commit)
 			return err_set(ERR_INPUT, "'commit' is for test jobs; "
 						  "a bisect job has 'bad' "

@@ -362,6 +362,16 @@ static int load_maintainers(struct acc *a, const char *range)
 			ERR_INPUT,
 			"'%s': only A..B ranges are supported, not A...B",
 			range);
+	/* either end unknown is said as such, before MAINTAINERS is read */
+	if (dots && dots > range) {
+		char *start = strndup(range, (size_t)(dots - range));
+
+		rc = start ? gu_resolve(a->repo, start, &oid)
+			   : err_set(ERR_NOMEM, "out of memory");
+		free(start);
+		if (rc)
+			return rc;
+	}
 	rc = gu_resolve(a->repo, end, &oid);
 	if (rc)
 		return rc;

@@ -109,28 +109,71 @@ int srcimport_tarball(struct gu_repo *r, const char *tarball, const char *tag,
 				tag, out);
 }
 
+/* What argv prints (stdout and stderr) into out, when it exits 0; else
+ * out stays empty. */
+static void run_capture(const char *const *argv, struct buf *out)
+{
+	char tmp[] = "/tmp/bisectd-query.XXXXXX";
+	struct proc_result pr;
+	struct proc_opts o = { .log_path = tmp };
+	int fd = mkstemp(tmp);
+
+	if (fd < 0)
+		return;
+	close(fd);
+	if (proc_run(&pr, argv, &o) || !pr.exited || pr.status ||
+	    buf_read_file(out, tmp))
+		buf_reset(out);
+	unlink(tmp);
+}
+
 /* The installed linux-source-6.1's version, or "". */
 static void installed_version(char *out, size_t size)
 {
 	const char *argv[] = { "dpkg-query", "-W", "-f=${Version}",
 			       "linux-source-6.1", NULL };
-	char tmp[] = "/tmp/bisectd-dpkg.XXXXXX";
-	struct proc_result pr;
-	struct proc_opts o = { .log_path = tmp };
 	struct buf b;
-	int fd = mkstemp(tmp);
 
-	out[0] = '\0';
-	if (fd < 0)
-		return;
-	close(fd);
 	buf_init(&b, 4096);
-	if (!proc_run(&pr, argv, &o) && pr.exited && pr.status == 0 &&
-	    !buf_read_file(&b, tmp))
-		snprintf(out, size, "%.*s", (int)strcspn(buf_str(&b), "\n"),
-			 buf_str(&b));
+	run_capture(argv, &b);
+	snprintf(out, size, "%.*s", (int)strcspn(buf_str(&b), "\n"),
+		 buf_str(&b));
 	buf_release(&b);
-	unlink(tmp);
+}
+
+/* 1 when APT's lists know linux-source-6.1 at version (apt-cache show
+ * prints nothing for one they do not, and exits 0). */
+static int apt_knows(const char *version)
+{
+	char *pkg = util_fmt("linux-source-6.1=%s", version);
+	char *line = util_fmt("\nVersion: %s\n", version);
+	const char *argv[] = { "apt-cache", "show", "-q", pkg, NULL };
+	struct buf b;
+	int yes;
+
+	buf_init(&b, 1u << 20);
+	buf_puts(&b, "\n");
+	if (pkg && line)
+		run_capture(argv, &b);
+	yes = pkg && line && strstr(buf_str(&b), line);
+	buf_release(&b);
+	free(pkg);
+	free(line);
+	return yes;
+}
+
+/* 1 when cache/linux.git holds tag already (opening it creates nothing). */
+static int imported_before(const char *path, const char *tag)
+{
+	struct gu_repo *r = NULL;
+	struct gu_oid oid;
+	int yes;
+
+	if (access(path, F_OK))
+		return 0;
+	yes = !gu_open(&r, path) && !gu_resolve(r, tag, &oid);
+	gu_close(r);
+	return yes;
 }
 
 /* Fetch linux-source-6.1=version with apt-get download into dir. */
@@ -211,6 +254,20 @@ int srcimport_debian(struct gu_repo **repo, struct gu_oid *out,
 		free(debs);
 		return err_set(ERR_NOMEM, "out of memory");
 	}
+	/* a version nobody has is refused before anything is made */
+	installed_version(installed, sizeof(installed));
+	deb = util_fmt("%s/linux-source-6.1_%s_all.deb", debs, version);
+	if (strcmp(installed, version) && deb && access(deb, R_OK) &&
+	    !imported_before(path, tag) && !apt_knows(version)) {
+		rc = err_set(ERR_INPUT,
+			     "unknown source version '%s': APT knows no "
+			     "linux-source-6.1 of that version (apt-cache "
+			     "policy linux-source-6.1 lists those it knows)",
+			     version);
+		goto out;
+	}
+	free(deb);
+	deb = NULL;
 	rc = util_mkdir_p(cache);
 	/* one import at a time: a second of the same version waits, then
 	 * finds the tag */
@@ -229,7 +286,6 @@ int srcimport_debian(struct gu_repo **repo, struct gu_oid *out,
 		goto out; /* imported before */
 	if (rc)
 		goto out;
-	installed_version(installed, sizeof(installed));
 	if (!strcmp(installed, version)) {
 		tarball = strdup("/usr/src/linux-source-6.1.tar.xz");
 	} else {

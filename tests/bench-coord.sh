@@ -34,7 +34,7 @@ cache=${BISECTD_CACHE:-$([ "$(id -u)" = 0 ] && echo /var/cache/bisectd || echo "
 # load generator's jobs are one submitter's (no limit on either)
 daemon() { # daemon STATE [ARGS]: start bisectd; sets url, dpid, stoken, wtoken
 	stoken=$("$bisectd" --state "$1" token add submit bench)
-	wtoken=$("$bisectd" --state "$1" token add worker bench)
+	wtoken=$("$bisectd" --state "$1" token add worker bench-worker)
 	rm -f "$1.port" # a daemon of an earlier run on this state wrote it
 	setsid "$bisectd" --state "$1" --port 0 --port-file "$1.port" \
 		--lease 300 --repo-roots "$scratch $cache" \

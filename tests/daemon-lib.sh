@@ -17,7 +17,7 @@ trap cleanup_daemons EXIT
 # make_tokens: STOKEN (submit) and WTOKEN (worker) in $STATE
 make_tokens() {
 	STOKEN=$("$BISECTD" --state "$STATE" token add submit tests)
-	WTOKEN=$("$BISECTD" --state "$STATE" token add worker tests)
+	WTOKEN=$("$BISECTD" --state "$STATE" token add worker tests-worker)
 }
 
 # start_bisectd [ARGS]: start it (on $PORT when set), set URL and DPID.

@@ -17,7 +17,7 @@ extra=$("$BISECTD" --state "$STATE" token add submit extra)
 "$BISECTD" --state "$STATE" token list > "$SCRATCH/tokens"
 check "token list names each token with its role" \
 	'grep -q "^extra  *submit" "$SCRATCH/tokens" &&
-	 grep -q "^tests  *worker" "$SCRATCH/tokens"'
+	 grep -q "^tests-worker  *worker" "$SCRATCH/tokens"'
 check "and shows no token itself" \
 	'! grep -q -e "$extra" -e "$STOKEN" -e "$WTOKEN" "$SCRATCH/tokens"'
 req=$(bisect_job "$repo" "$GOOD" "$BAD" 'test ! -f regression')

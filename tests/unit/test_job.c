@@ -209,6 +209,24 @@ static void test_job__releases(void **state)
  * arguments: each starts with a letter or digit, never with '-', in
  * every field that names one.
  */
+/* what bisectctl refuses before it starts, a request is refused for */
+static void test_job__refused_as_bisectctl_refuses(void **state)
+{
+	struct job_spec j;
+
+	(void)state;
+	refused("{\"type\":\"bisect\",\"repo\":\"/r\",\"good\":[\"v1\","
+		"\"v2\"],\"bad\":\"v2\",\"command\":\"true\"}",
+		"good and bad are the same revision 'v2'");
+	refused("{\"type\":\"test\",\"repo\":\"/r\",\"commit\":\"c\","
+		"\"recipe\":\"tiny\",\"apply\":[{\"name\":\"a.patch\","
+		"\"text\":\"\"}]}",
+		"patch 1 ('a.patch') is empty");
+	spec(&j, "{\"type\":\"bisect\",\"repo\":\"/r\",\"good\":[\"v1\"],"
+		 "\"bad\":\"v2\",\"command\":\"true\"}");
+	job_spec_release(&j);
+}
+
 static void test_job__release_words_are_not_options(void **state)
 {
 	char release[25], verdict[5];
@@ -368,6 +386,7 @@ int main(void)
 		cmocka_unit_test(test_job__kernel_bisections_have_a_confidence),
 		cmocka_unit_test(test_job__network_is_for_commands),
 		cmocka_unit_test(test_job__releases),
+		cmocka_unit_test(test_job__refused_as_bisectctl_refuses),
 		cmocka_unit_test(test_job__release_words_are_not_options),
 		cmocka_unit_test(test_job__commit_level),
 		cmocka_unit_test(test_job__manual_releases),
