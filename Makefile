@@ -276,9 +276,11 @@ install: $(PROGRAMS)
 	done
 	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
 		$(DESTDIR)$(MANDIR)/man8
-	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
-	install -m 644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/
-	install -m 644 $(MAN8) $(DESTDIR)$(MANDIR)/man8/
+	for m in $(MAN1) $(MAN5) $(MAN8); do \
+		sed 's|/usr/local|$(PREFIX)|g' $$m > \
+			$(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/} && \
+		chmod 644 $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}; \
+	done
 
 format-check:
 	clang-format --dry-run --Werror lib/*.[ch] worker/*.[ch] bisectd/*.[ch] \

@@ -539,7 +539,8 @@ static int usage(int asked)
 	       "  bisect-worker --server http://127.0.0.1:8070 "
 	       "--token-file /etc/bisectd/worker.token\n"
 	       "  bisect-worker --server http://127.0.0.1:8070 "
-	       "--token-file worker.token --allow-commands --once\n");
+	       "--token-file worker.token \\\n"
+	       "      --allow-commands --once\n");
 	return 0;
 }
 

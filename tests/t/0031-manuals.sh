@@ -88,6 +88,14 @@ check "classify's example reads console.log: bad, with its title" \
 	'[ $rc -eq 1 ] && grep -q "^verdict: bad" "$SCRATCH/classify.out" &&
 	grep -q "^title: BUG: kernel NULL pointer dereference" "$SCRATCH/classify.out"'
 
+# bisectd's second, a token, in a state directory of the test's own
+example=$(sed -n '/^examples:$/,$p' "$SCRATCH/help-bisectd" | sed -n 3p |
+	sed "s|^  bisectd ||; s|/var/lib/bisectd|$SCRATCH/state|")
+check "bisectd --help's second example makes a token" \
+	'[ "${example#*token add}" != "$example" ] &&
+	"$BIN/bisectd" $example > "$SCRATCH/token" 2> "$SCRATCH/token.err" &&
+	grep -Eqx "[0-9a-f]{64}" "$SCRATCH/token"'
+
 # the pages: mandoc's lint, and every option of the sources in them
 sh "$TOP/tests/lint-man.sh" > "$SCRATCH/lint.out" 2>&1
 passed "mandoc -T lint -W warning and the sources' options (lint-man.sh)" \
@@ -117,6 +125,9 @@ man=$root/usr/share/man
 check "the pages are installed in man1, man5 and man8" \
 	'[ -f "$man/man1/bisectctl.1" ] && [ -f "$man/man5/bisectd-recipe.5" ] &&
 	[ -f "$man/man8/bisectd.8" ] && [ -f "$man/man8/bisect-worker.8" ]'
+check "their FILES name PREFIX's paths" \
+	'grep -q "^\\.It Pa /usr/share/bisectd/recipes\$" "$man/man1/bisectctl.1" &&
+	! grep -q /usr/local "$man/man8/bisectd.8"'
 check "man finds the installed bisectctl(1)" \
 	'[ "$(MANPATH="$man" man -w bisectctl)" = "$man/man1/bisectctl.1" ]'
 done_testing
