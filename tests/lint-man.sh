@@ -13,8 +13,8 @@ failed=0
 # STYLE messages are below -W warning; mandoc's exit status is 2 or
 # more for a warning, an error or worse
 mandoc -T lint -W warning docs/man/*.[158] || failed=1
-# manpage_names PAGE: the page as a reader sees it, without overstrike
-manpage_text() { mandoc -T ascii "$1" | col -b; }
+# manpage_text PAGE: the page as a reader sees it, without overstrike
+manpage_text() { mandoc -T ascii "$1" | sed 's/.\x08//g'; }
 # options_in SOURCE...: the names of the long options of getopt tables
 options_in() {
 	cat "$@" | tr '\n' ' ' |

@@ -102,7 +102,7 @@ passed "mandoc -T lint -W warning and the sources' options (lint-man.sh)" \
 	$? "$SCRATCH/lint.out"
 # every long option that --help names is in the program's page
 man_names_help() {
-	mandoc -T ascii "$TOP/docs/man/$2" | col -b > "$SCRATCH/page.txt"
+	mandoc -T ascii "$TOP/docs/man/$2" | sed 's/.\x08//g' > "$SCRATCH/page.txt"
 	missing=
 	for o in $(grep -o -- '--[a-z][a-z0-9-]*' "$SCRATCH/help-$1" | sort -u); do
 		grep -Eq -- "$o([^a-z0-9-]|\$)" "$SCRATCH/page.txt" ||
@@ -110,12 +110,13 @@ man_names_help() {
 	done
 	[ -z "$missing" ] || { echo "$2 lacks:$missing" > "$SCRATCH/missing"; return 1; }
 }
-check "bisectctl(1) names every option of bisectctl's --help texts" \
-	man_names_help bisectctl bisectctl.1
-check "bisectd(8) names every option of bisectd --help" \
-	man_names_help bisectd bisectd.8
-check "bisect-worker(8) names every option of bisect-worker --help" \
-	man_names_help bisect-worker bisect-worker.8
+for pair in bisectctl:bisectctl.1 bisectd:bisectd.8 \
+	bisect-worker:bisect-worker.8; do
+	rm -f "$SCRATCH/missing"
+	man_names_help "${pair%%:*}" "${pair#*:}"
+	passed "${pair#*:} names every option of ${pair%%:*}'s --help texts" \
+		$? "$SCRATCH/missing"
+done
 
 # make install: each page in its section under DESTDIR/PREFIX
 root=$SCRATCH/root
@@ -128,6 +129,10 @@ check "the pages are installed in man1, man5 and man8" \
 check "their FILES name PREFIX's paths" \
 	'grep -q "^\\.It Pa /usr/share/bisectd/recipes\$" "$man/man1/bisectctl.1" &&
 	! grep -q /usr/local "$man/man8/bisectd.8"'
-check "man finds the installed bisectctl(1)" \
-	'[ "$(MANPATH="$man" man -w bisectctl)" = "$man/man1/bisectctl.1" ]'
+if command -v man > /dev/null; then
+	check "man finds the installed bisectctl(1)" \
+		'[ "$(MANPATH="$man" man -w bisectctl)" = "$man/man1/bisectctl.1" ]'
+else
+	skip_rest "man (man-db) is not installed"
+fi
 done_testing
