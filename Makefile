@@ -11,7 +11,13 @@
 PREFIX ?= /usr/local
 BINDIR = $(PREFIX)/bin
 DATADIR = $(PREFIX)/share/bisectd
+MANDIR = $(PREFIX)/share/man
 UNITDIR = $(PREFIX)/lib/systemd/system
+
+# What --version prints: git describe of a v* tag in a git checkout
+# that has one, else the VERSION file.
+VERSION := $(or $(patsubst v%,%,$(shell git describe --tags --match 'v[0-9]*' \
+	2> /dev/null)),$(shell cat VERSION))
 
 CC ?= cc
 # Each program links only the libraries it runs.
@@ -50,7 +56,7 @@ B = build
 DEBS_BUILD = build-essential pkg-config libgit2-dev libarchive-dev \
 	libjansson-dev libcmocka-dev libmicrohttpd-dev libsqlite3-dev \
 	libcurl4-openssl-dev libssl-dev libvirt-dev libgmime-3.0-dev libpcre2-dev clang-format clang \
-	libclang-rt-14-dev
+	libclang-rt-14-dev mandoc
 DEBS_RUN = git jq curl sqlite3 iproute2 rsync distcc chromium libvirt-daemon-system bubblewrap gnupg perl \
 	sbsigntool debootstrap e2fsprogs \
 	openssl rpm qemu-system-x86 busybox-static ccache bc bison flex \
@@ -77,6 +83,10 @@ FIXTURE_BIN = $(B)/tests/fixtures/kernel-history $(B)/tests/fixtures/hook-sink \
 	$(B)/tests/sim/bisect-sim
 
 PROGRAMS = $(B)/bin/bisectctl $(B)/bin/bisectd $(B)/bin/bisect-worker
+# their manual pages (mdoc), by section; tests/lint-man.sh checks them
+MAN1 = $(wildcard docs/man/*.1)
+MAN5 = $(wildcard docs/man/*.5)
+MAN8 = $(wildcard docs/man/*.8)
 
 all: $(PROGRAMS) $(FIXTURE_BIN)
 
@@ -97,7 +107,14 @@ folder = $(firstword $(subst /, ,$(1)))
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(INC_$(call folder,$<)) -DDATADIR='"$(DATADIR)"' \
-		-c -o $@ $<
+		$(VERSION_FLAG) -c -o $@ $<
+
+# the mains have the version compiled in: rebuild them when it changes
+$(call obj,$(MAINS)): VERSION_FLAG = -DBISECTD_VERSION='"$(VERSION)"'
+$(call obj,$(MAINS)): $(B)/.version
+$(B)/.version: FORCE
+	@mkdir -p $(B)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
 
 # the mains and bisectctl's commands have DATADIR compiled in: rebuild
 # them when PREFIX changes
@@ -179,6 +196,7 @@ check: deps
 	tests/lint.sh
 	tests/lint-includes.sh
 	tests/lint-licence.sh
+	tests/lint-man.sh
 	$(MAKE) check-asan
 	$(MAKE) fuzz
 	$(MAKE) all $(UNIT_BIN)
@@ -260,6 +278,13 @@ install: $(PROGRAMS)
 	install -m 644 bisectd/bisectd.conf.example $(DESTDIR)$(DATADIR)/
 	for u in bisectd/systemd/*.service; do \
 		sed 's|/usr/local|$(PREFIX)|g' $$u > $(DESTDIR)$(UNITDIR)/$${u##*/}; \
+	done
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(MANDIR)/man8
+	for m in $(MAN1) $(MAN5) $(MAN8); do \
+		sed 's|/usr/local|$(PREFIX)|g' $$m > \
+			$(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/} && \
+		chmod 644 $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}; \
 	done
 
 format-check:

@@ -44,6 +44,11 @@
 #include "report.h"
 #include "util.h"
 
+/* from the Makefile (VERSION, or git describe in a checkout) */
+#ifndef BISECTD_VERSION
+#define BISECTD_VERSION "unknown"
+#endif
+
 #ifndef DATADIR
 #define DATADIR "/usr/local/share/bisectd"
 #endif
@@ -635,34 +640,52 @@ static int fetch_shares(struct config *c)
 	return 0;
 }
 
-/* The usage: on stdout and 0 when asked for, else on stderr and 2. */
+/*
+ * The usage: in full with examples on stdout and 0 when asked for, else
+ * a short one on stderr and 2.
+ */
 static int usage(int asked)
 {
-	fprintf(asked ? stdout : stderr,
-		"usage: bisectd [--config FILE] [--listen ADDR] [--port N] "
-		"[--state DIR]\n"
-		"               [--recipes PATH] [--lease SECONDS] "
-		"[--public-read yes|no]\n"
-		"               [--port-file FILE] [--public-url URL] "
-		"[--fetch-timeout S]\n"
-		"               [--fetch-stall-timeout S] [--fetch-max-mb N] "
-		"[--max-fetches N]\n"
-		"               [--max-fetches-per-submitter N] "
-		"[--max-jobs-per-submitter N]\n"
-		"               [--max-submits-per-minute N] "
-		"[--repo-urls 'PREFIX...']\n"
-		"               [--repo-roots 'DIR...'] "
-		"[--webhook-urls 'PREFIX...']\n"
-		"               [--max-conns-per-address N] [--max-conns N] "
-		"[--header-timeout S]\n"
-		"               [--min-body-rate-kb N] [--max-bodies-mb N] "
-		"[--mail-from 'NAME <ADDRESS>']\n"
-		"               [--worker-port N [--worker-listen ADDR]]\n"
-		"       bisectd [--state DIR] token add submit|worker|read "
-		"NAME\n"
-		"       bisectd [--state DIR] token list | token revoke "
-		"NAME\n");
-	return asked ? 0 : 2;
+	if (!asked) {
+		fprintf(stderr,
+			"usage: bisectd [--config FILE] [--listen ADDR] "
+			"[--port N] [--state DIR] [OPTION]...\n"
+			"       bisectd [--state DIR] token add|list|revoke "
+			"...\n"
+			"see bisectd --help and bisectd(8)\n");
+		return 2;
+	}
+	printf("usage: bisectd [--config FILE] [--listen ADDR] [--port N] "
+	       "[--state DIR]\n"
+	       "               [--recipes PATH] [--lease SECONDS] "
+	       "[--public-read yes|no]\n"
+	       "               [--port-file FILE] [--public-url URL] "
+	       "[--max-upload-mb N]\n"
+	       "               [--fetch-timeout S] "
+	       "[--fetch-stall-timeout S] [--fetch-max-mb N]\n"
+	       "               [--max-fetches N] "
+	       "[--max-fetches-per-submitter N]\n"
+	       "               [--max-jobs-per-submitter N] "
+	       "[--max-submits-per-minute N]\n"
+	       "               [--repo-urls 'PREFIX...'] "
+	       "[--repo-roots 'DIR...']\n"
+	       "               [--webhook-urls 'PREFIX...'] "
+	       "[--max-conns-per-address N]\n"
+	       "               [--max-conns N] [--header-timeout S] "
+	       "[--min-body-rate-kb N]\n"
+	       "               [--max-bodies-mb N] "
+	       "[--mail-from 'NAME <ADDRESS>']\n"
+	       "               [--worker-port N [--worker-listen ADDR]]\n"
+	       "       bisectd [--state DIR] token add submit|worker|read "
+	       "NAME\n"
+	       "       bisectd [--state DIR] token list | token revoke "
+	       "NAME\n"
+	       "       bisectd --version\n"
+	       "\nexamples:\n"
+	       "  bisectd --state /var/lib/bisectd --listen 0.0.0.0 "
+	       "--port 8070\n"
+	       "  bisectd --state /var/lib/bisectd token add submit alice\n");
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -697,6 +720,7 @@ int main(int argc, char **argv)
 		{ "worker-port", required_argument, NULL, 'w' },
 		{ "worker-listen", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const keys[] = {
@@ -774,6 +798,8 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		if (opt == 'C')
 			config = optarg;
+		else if (opt == 'V')
+			return printf("bisectd %s\n", BISECTD_VERSION) < 0;
 		else if (opt > 0 && opt < 128 &&
 			 (size_t)opt < sizeof(keys) / sizeof(keys[0]) &&
 			 keys[opt])

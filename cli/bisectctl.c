@@ -44,6 +44,11 @@
 #include "worker.h"
 
 #include "ctl.h"
+
+#ifndef BISECTD_VERSION
+#define BISECTD_VERSION "unknown"
+#endif
+
 /* --- the table ---------------------------------------------------------- */
 
 static int cmd_help(int argc, char **argv);
@@ -52,6 +57,7 @@ static const struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *usage;
+	const char *examples; /* one or two lines that work as they are */
 } commands[] = {
 	{ "run", cmd_run,
 	  "run [--repo DIR] --good REV [--good REV]... --bad REV\n"
@@ -70,7 +76,10 @@ static const struct command {
 	  "      does not match is another bug, taken as a skip.\n"
 	  "      A culprit's report is also written as OUT/report.mail,\n"
 	  "      from ADDR ('Name <user@host>'; default: the repository's\n"
-	  "      user.name and user.email)." },
+	  "      user.name and user.email).",
+	  "bisectctl run --repo . --good v1.0 --bad HEAD -- make check\n"
+	  "bisectctl run --repo . --good v1.0 --bad HEAD --confidence 0.9 \\\n"
+	  "    --json report.json -- ./flaky-test.sh\n" },
 	{ "bisect", cmd_bisect,
 	  "bisect [--repo DIR] --good REV [--good REV]... --bad REV\n"
 	  "      --recipe NAME [--test SCRIPT] [--runs N] [--json FILE]\n"
@@ -87,18 +96,25 @@ static const struct command {
 	  "      from ADDR, as with run.  --base-release builds with the\n"
 	  "      config of Debian's linux-image-ABI-FLAVOUR (fetched with\n"
 	  "      APT) as the recipe's base; test, verify and build take\n"
-	  "      it too." },
+	  "      it too.",
+	  "bisectctl bisect --repo ~/linux --good v6.1.170 --bad HEAD "
+	  "--recipe tiny\n"
+	  "bisectctl bisect --repo ~/linux --good v6.1.170 --bad HEAD \\\n"
+	  "    --recipe debian-cloud-amd64 --test boot-test.sh --runs 2\n" },
 	{ "test", cmd_test,
 	  "test [--repo DIR] --commit REV --recipe NAME [--test SCRIPT]\n"
 	  "      [--runs N] [--json FILE] [--out DIR]\n"
-	  "      Build and boot one commit; exit 0 good, 1 bad, 125 skip." },
+	  "      Build and boot one commit; exit 0 good, 1 bad, 125 skip.",
+	  "bisectctl test --repo ~/linux --commit v6.1.192 --recipe tiny\n" },
 	{ "verify", cmd_verify,
 	  "verify [--repo DIR] --bad REV --patch FILE [--patch FILE]...\n"
 	  "      --recipe NAME [--test SCRIPT] [--runs N] [--json FILE]\n"
 	  "      Does the patch fix the failure at REV?  Tests REV without\n"
 	  "      and with the patches (diffs, git format-patch mails or an\n"
 	  "      mbox of a series),\n"
-	  "      N runs each; exit 0 fixed, 1 not fixed, 4 inconclusive." },
+	  "      N runs each; exit 0 fixed, 1 not fixed, 4 inconclusive.",
+	  "bisectctl verify --repo ~/linux --bad HEAD --patch fix.patch "
+	  "--recipe tiny --runs 3\n" },
 	{ "build", cmd_build,
 	  "build [--repo DIR] [--commit REV | --source DEBIAN-VERSION]\n"
 	  "      [--patch FILE]... --recipe NAME\n"
@@ -115,7 +131,10 @@ static const struct command {
 	  "      that disk through its initramfs-tools initrd, and installs\n"
 	  "      the .rpm into a scratch root with rpm --root.  Exit 0 built\n"
 	  "      and booted, 1 did not build, 4 built but the smoke or the\n"
-	  "      install test failed." },
+	  "      install test failed.",
+	  "bisectctl build --repo ~/linux --commit v6.1.192 --patch fix.mbox "
+	  "\\\n"
+	  "    --recipe debian-cloud-amd64 --format deb,rpm --out pkgs\n" },
 	{ "config", cmd_config,
 	  "config FILE | --release ABI --flavour FLAVOUR\n"
 	  "      Print the kernel config in FILE: a config (plain or\n"
@@ -123,14 +142,17 @@ static const struct command {
 	  "      read without installing anything.  A recipe's base can be\n"
 	  "      any of these too.  --release: Debian's package\n"
 	  "      linux-image-ABI-FLAVOUR, fetched with APT into the cache\n"
-	  "      (a job's base_release)." },
+	  "      (a job's base_release).",
+	  "bisectctl config /boot/config-$(uname -r)\n"
+	  "bisectctl config --release 6.1.0-47 --flavour cloud-amd64\n" },
 	{ "classify", cmd_classify,
 	  "classify [--fail-on KIND,...|all] [--marker TEXT] LOG\n"
 	  "      Read a console log as a step's boot is read: print its\n"
 	  "      verdict, the crash kind and the title (\"KASAN: use-after-\n"
 	  "      free Read in foo\").  --fail-on takes a recipe's fail_on\n"
 	  "      kinds (default: the recipes' default).  Without --marker\n"
-	  "      a log without a crash is good.  Exit 0 good, 1 bad." },
+	  "      a log without a crash is good.  Exit 0 good, 1 bad.",
+	  "bisectctl classify --fail-on all console.log\n" },
 	{ "stats", cmd_stats,
 	  "stats [--repo DIR] [RANGE] [--json FILE] [--svg FILE] [--top N]\n"
 	  "      Which subsystems regress most: each commit of RANGE\n"
@@ -141,7 +163,8 @@ static const struct command {
 	  "      commits that touched it, regressions per 100 commits,\n"
 	  "      median days from the culprit's author date to its first\n"
 	  "      fix, and the share of fixes marked for stable.  --svg\n"
-	  "      draws the top N (default 30) as a bar chart." },
+	  "      draws the top N (default 30) as a bar chart.",
+	  "bisectctl stats --repo ~/linux v6.0..v6.1 --top 10\n" },
 	{ "maintainers", cmd_maintainers,
 	  "maintainers [--repo DIR] [--at REV] PATCH | --commit REV |\n"
 	  "      -f FILE...\n"
@@ -152,7 +175,10 @@ static const struct command {
 	  "      --commit, that commit).  A PATCH is a diff or a mail of\n"
 	  "      git format-patch; --commit takes a commit of the\n"
 	  "      repository as one; -f names files or directories of the\n"
-	  "      tree (K: keywords matched against their contents)." },
+	  "      tree (K: keywords matched against their contents).",
+	  "bisectctl maintainers --repo ~/linux fix.patch\n"
+	  "bisectctl maintainers --repo ~/linux -f "
+	  "drivers/net/virtio_net.c\n" },
 	{ "releases", cmd_releases,
 	  "releases --flavour FLAVOUR --good ABI --bad ABI [--test SCRIPT]\n"
 	  "      [--runs N] [--confidence P] [--recipe NAME] [--json FILE]\n"
@@ -183,9 +209,25 @@ static const struct command {
 	  "      releases/manual-remote.json); --repo is then\n"
 	  "      a repository bisectd can open (a URL, or a path on its\n"
 	  "      machine), and the commit level is a bisect job of its\n"
-	  "      own that bisectctl follows too." },
-	{ "help", cmd_help, "help\n      Show this text." },
+	  "      own that bisectctl follows too.",
+	  "bisectctl releases --flavour cloud-amd64 --good 6.1.0-47 "
+	  "--bad 6.1.0-57 --test t.sh\n" },
+	{ "help", cmd_help, "help\n      Show this text.", "bisectctl help\n" },
 };
+
+/* EXAMPLES, one per line, each indented */
+static void print_examples(const char *examples)
+{
+	const char *nl;
+
+	printf("\nexamples:\n");
+	for (; *examples; examples = nl + 1) {
+		nl = strchr(examples, '\n');
+		if (!nl)
+			nl = examples + strlen(examples) - 1;
+		printf("  %.*s\n", (int)(nl - examples), examples);
+	}
+}
 
 static int cmd_help(int argc, char **argv)
 {
@@ -194,7 +236,8 @@ static int cmd_help(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	printf("usage: bisectctl [--server URL [--token TOKEN]] <command> "
-	       "[options]\n\n"
+	       "[options]\n"
+	       "       bisectctl --version\n\n"
 	       "  With --server (or $BISECTD_SERVER), bisect, run, test, "
 	       "build and releases "
 	       "send the job to\n  that bisectd and follow it; without, "
@@ -205,8 +248,28 @@ static int cmd_help(int argc, char **argv)
 		printf("  bisectctl %s\n\n", commands[i].usage);
 	printf("exit status: 0 first bad commit found, 1 ambiguous (only "
 	       "skipped commits left),\n2 bad input, 3 infrastructure "
-	       "failure.\n");
+	       "failure.  See bisectctl(1).\n");
+	print_examples("bisectctl run --repo . --good v1.0 --bad HEAD -- "
+		       "make check\n"
+		       "bisectctl bisect --repo ~/linux --good v6.1.170 --bad "
+		       "HEAD --recipe tiny\n");
 	return 0;
+}
+
+/* bisectctl without a command: a few lines on stderr, exit 2 */
+static int short_usage(void)
+{
+	fprintf(stderr,
+		"usage: bisectctl [--server URL] <command> [options]\n"
+		"  bisectctl bisect --repo DIR --good REV --bad REV "
+		"--recipe NAME\n"
+		"  bisectctl run --repo DIR --good REV --bad REV -- CMD "
+		"[ARG]...\n"
+		"  bisectctl test --repo DIR --commit REV --recipe NAME\n"
+		"commands: run bisect test verify build config classify "
+		"stats maintainers\n"
+		"          releases help; see bisectctl --help\n");
+	return EXIT_INPUT;
 }
 
 int main(int argc, char **argv)
@@ -228,6 +291,14 @@ int main(int argc, char **argv)
 		argc -= 2;
 		argv += 2;
 	}
+	if (argc < 2)
+		return short_usage();
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return cmd_help(argc, argv);
+	if (!strcmp(argv[1], "--version")) {
+		printf("bisectctl %s\n", BISECTD_VERSION);
+		return 0;
+	}
 	if (ctl_server && strncmp(ctl_server, "http://", 7) &&
 	    strncmp(ctl_server, "https://", 8)) {
 		fprintf(stderr, "bisectctl: --server needs an http:// or "
@@ -236,10 +307,6 @@ int main(int argc, char **argv)
 	}
 	if (ctl_server && http_global_init())
 		return ctl_fail(ERR_INFRA);
-	if (argc < 2)
-		return cmd_help(argc, argv), EXIT_INPUT;
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
-		return cmd_help(argc, argv);
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		int a;
 
@@ -251,6 +318,7 @@ int main(int argc, char **argv)
 			    !strcmp(argv[a], "-h")) {
 				printf("usage: bisectctl %s\n",
 				       commands[i].usage);
+				print_examples(commands[i].examples);
 				return 0;
 			}
 		if (gu_init())

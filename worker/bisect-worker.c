@@ -62,6 +62,11 @@
 #include "sandbox.h"
 #include "steprun.h"
 
+/* from the Makefile (VERSION, or git describe in a checkout) */
+#ifndef BISECTD_VERSION
+#define BISECTD_VERSION "unknown"
+#endif
+
 #ifndef DATADIR
 #define DATADIR "/usr/local/share/bisectd"
 #endif
@@ -496,30 +501,47 @@ static int import_source(const char *version)
 	return fflush(stdout) ? 1 : 0;
 }
 
-/* The usage: on stdout and 0 when asked for, else on stderr and 2. */
+/*
+ * The usage: in full with examples on stdout and 0 when asked for, else
+ * a short one on stderr and 2.
+ */
 static int usage(int asked)
 {
-	fprintf(asked ? stdout : stderr,
-		"usage: bisect-worker --server URL --token-file FILE [--name "
-		"NAME]\n"
-		"                     [--recipes a,b,...] [--command-user "
-		"USER]\n"
-		"                     [--allow-commands [--allow-network] "
-		"[--command-timeout S]\n"
-		"                     [--command-memory-mb MB] "
-		"[--command-procs N] "
-		"[--command-output-mb MB]]\n"
-		"                     [--build-timeout S]\n"
-		"                     [--slot S] [--once] [--distcc "
-		"HOST[/N],... | --icecc SCHEDULER]\n"
-		"                     [--libvirt URI] [--sign-key KEY "
-		"--sign-cert "
-		"CERT]\n"
-		"       bisect-worker --import-source VERSION   (Debian's "
-		"linux-source VERSION\n"
-		"                     into the cache's linux.git; prints "
-		"COMMIT PATH)\n");
-	return asked ? 0 : 2;
+	if (!asked) {
+		fprintf(stderr,
+			"usage: bisect-worker --server URL --token-file FILE "
+			"[OPTION]...\n"
+			"       bisect-worker --import-source VERSION\n"
+			"see bisect-worker --help and bisect-worker(8)\n");
+		return 2;
+	}
+	printf("usage: bisect-worker --server URL --token-file FILE [--name "
+	       "NAME]\n"
+	       "                     [--recipes a,b,...] [--command-user "
+	       "USER]\n"
+	       "                     [--allow-commands [--allow-network] "
+	       "[--command-timeout S]\n"
+	       "                     [--command-memory-mb MB] "
+	       "[--command-procs N] "
+	       "[--command-output-mb MB]]\n"
+	       "                     [--build-timeout S]\n"
+	       "                     [--slot S] [--once] [--distcc "
+	       "HOST[/N],... | --icecc SCHEDULER]\n"
+	       "                     [--libvirt URI] [--sign-key KEY "
+	       "--sign-cert "
+	       "CERT]\n"
+	       "       bisect-worker --import-source VERSION   (Debian's "
+	       "linux-source VERSION\n"
+	       "                     into the cache's linux.git; prints "
+	       "COMMIT PATH)\n"
+	       "       bisect-worker --version\n"
+	       "\nexamples:\n"
+	       "  bisect-worker --server http://127.0.0.1:8070 "
+	       "--token-file /etc/bisectd/worker.token\n"
+	       "  bisect-worker --server http://127.0.0.1:8070 "
+	       "--token-file worker.token \\\n"
+	       "      --allow-commands --once\n");
+	return 0;
 }
 
 /*
@@ -679,6 +701,7 @@ int main(int argc, char **argv)
 		{ "distcc", required_argument, NULL, 'D' },
 		{ "icecc", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct wopts o = { .slot = "",
@@ -772,6 +795,9 @@ int main(int argc, char **argv)
 			break;
 		case 'I':
 			return import_source(optarg);
+		case 'v':
+			return printf("bisect-worker %s\n", BISECTD_VERSION) <
+			       0;
 		case 'D':
 			o.distcc = optarg;
 			break;
