@@ -813,6 +813,29 @@ static void on_done(void *cls, struct MHD_Connection *mc, void **con_cls,
 	*con_cls = NULL;
 }
 
+/*
+ * A connection MHD turned away at the connection limit: said at most
+ * once a minute, with how many there were since, so that a flood of
+ * clients does not become a flood of lines.
+ */
+static void refused(struct api *a)
+{
+	long now = (long)time(NULL),
+	     last = __atomic_load_n(&a->refused_said, __ATOMIC_RELAXED);
+	unsigned long n;
+
+	__atomic_add_fetch(&a->refused, 1, __ATOMIC_RELAXED);
+	if (now - last < 60 ||
+	    !__atomic_compare_exchange_n(&a->refused_said, &last, now, 0,
+					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return;
+	n = __atomic_exchange_n(&a->refused, 0, __ATOMIC_RELAXED);
+	log_warnx("the connection limit was reached: %lu connection%s "
+		  "turned away%s",
+		  n, n == 1 ? "" : "s",
+		  last ? " since the last such line" : "");
+}
+
 static void on_log(void *cls, const char *fmt, va_list ap)
 {
 	/* a client that went away mid-request, or that conns.c closed: no
@@ -830,6 +853,10 @@ static void on_log(void *cls, const char *fmt, va_list ap)
 	/* a listener that cannot start is said once, by api_start's error */
 	if (!a->listening)
 		return;
+	if (!strncmp(fmt, "Server reached connection limit", 31)) {
+		refused(a);
+		return;
+	}
 	for (i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++)
 		if (!strncmp(fmt, quiet[i], strlen(quiet[i])))
 			return;

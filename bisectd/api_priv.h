@@ -51,6 +51,10 @@ struct api {
 	struct coord *c;
 	struct api_opts o;
 	size_t body_bytes; /* held by all requests' bodies (atomic) */
+	/* connections MHD turned away at its limit, and when that was
+	 * last said in the log (atomic) */
+	unsigned long refused;
+	long refused_said;
 	struct metrics *m;
 	struct quota *submits; /* per submitter; c->lock guards it */
 	/* suspended long polls, oldest first; c->lock guards them */
