@@ -190,6 +190,16 @@ static void text_outcome(struct buf *b, const struct session *s)
 
 	if (!x)
 		return;
+	if (json_number_value(json_object_get(x, "target_confidence")) <= 0 &&
+	    s->state == ENGINE_FOUND) {
+		/* no probability to show: the model's, for an answer that
+		 * was never meant to carry one, would only alarm */
+		buf_puts(b, "confidence: none asked for (git's bisection: "
+			    "each commit run once, the answer not re-run; "
+			    "--confidence P re-runs and verifies it)\n");
+		json_decref(x);
+		return;
+	}
 	buf_printf(b, "confidence: %.0f%%",
 		   100 * json_number_value(json_object_get(x, "confidence")));
 	if (json_number_value(json_object_get(x, "target_confidence")) > 0)

@@ -725,6 +725,33 @@ static int enqueue_more(struct plan *p, struct engine *e, enum engine_state st,
 	return hit;
 }
 
+/*
+ * git's bisection names the bad commit when every commit tested passed,
+ * though it never ran it: here it is run once first.  1 when pick may
+ * be reported; 0 while its run is awaited, or when the job ended (the
+ * bad commit passed: there is nothing to bisect); < 0 on an error.
+ */
+static int untested_bad(struct plan *p, uint32_t pick)
+{
+	const struct job_spec *sp = &p->jc->spec;
+	char hex[GU_HEXSZ + 1];
+	int v, rc;
+
+	gu_oid_hex(hex, &p->jc->graph.oids[pick]);
+	if (sp->confidence > 0 || sp->check_endpoints || strcmp(hex, sp->bad))
+		return 1;
+	v = sched_need(p, sp->bad, "endpoint");
+	if (v <= 0 || v == VERDICT_BAD)
+		return v == VERDICT_BAD ? 1 : v;
+	rc = sched_end_failed(p,
+			      "every commit tested passed, and so did the bad "
+			      "commit %.12s when it was run (verdict %s%s): "
+			      "there is no failure to bisect",
+			      sp->bad, verdict_name((enum verdict)v),
+			      sched_why_of(p, sp->bad));
+	return rc < 0 ? rc : 0;
+}
+
 /* One decision: the job ends (verified, or not), or probes are queued.
  * 1 to decide again (a cached verdict came in), 0, or an error. */
 static int plan_round(struct plan *p)
@@ -738,6 +765,10 @@ static int plan_round(struct plan *p)
 	if (!e)
 		return ERR_NOMEM;
 	st = engine_next(e, &pick);
+	if (st == ENGINE_FOUND && (rc = untested_bad(p, pick)) <= 0) {
+		engine_free(e);
+		return rc;
+	}
 	if (st != ENGINE_TEST && st != ENGINE_VERIFY) {
 		struct verification v;
 
