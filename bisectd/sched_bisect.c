@@ -72,6 +72,38 @@ static int need_bad_endpoint(struct plan *p)
 }
 
 /*
+ * A good endpoint with a confidence: the target failure may show on good
+ * commits too, so one failure does not end the job.  It is run again
+ * until it passed once; only a good commit that never passes in
+ * endpoint-runs runs is bad.  Its runs go to the engine, as p0's.
+ */
+static int need_good_endpoint(struct plan *p, const char *hex)
+{
+	const struct job_spec *sp = &p->jc->spec;
+	struct cstat cs;
+	int rc;
+
+	for (;;) {
+		sched_commit_status(p, hex, &cs);
+		if (cs.passes)
+			return VERDICT_GOOD;
+		if (cs.fails >= (unsigned)sp->endpoint_runs)
+			return VERDICT_BAD;
+		if (cs.verdict == VERDICT_SKIP)
+			return VERDICT_SKIP;
+		if (cs.infra >= 2 || cs.abort) {
+			sched_end_infra(p, hex, &cs);
+			return -1;
+		}
+		if (cs.pending || p->active >= p->slots)
+			return VERDICT_NONE;
+		rc = sched_enqueue(p, hex, "endpoint", 0);
+		if (rc <= 0)
+			return rc;
+	}
+}
+
+/*
  * The checks before bisecting: merge bases and endpoints.  Fills goods
  * with the good commits to bisect from; returns 1 when all checks have
  * verdicts, 0 while waiting, < 0 when the job ended or failed.
@@ -124,11 +156,21 @@ static int plan_checks(struct plan *p, char goods[][GU_HEXSZ + 1],
 				"%.12s",
 				sp->bad);
 		if (sp->check_endpoints) {
-			v = sched_need(p, sp->good[i], "endpoint");
+			v = sp->confidence > 0
+				    ? need_good_endpoint(p, sp->good[i])
+				    : sched_need(p, sp->good[i], "endpoint");
 			if (v < 0)
 				return v;
 			if (v == 0)
 				waiting = 1;
+			else if (v != VERDICT_GOOD && sp->confidence > 0 &&
+				 v == VERDICT_BAD)
+				return sched_end_failed(
+					p,
+					"the good commit %.12s does not pass "
+					"in %d runs%s",
+					sp->good[i], sp->endpoint_runs,
+					sched_why_of(p, sp->good[i]));
 			else if (v != VERDICT_GOOD)
 				return sched_end_failed(
 					p,
@@ -211,6 +253,16 @@ static int load_graph(struct plan *p, char goods[][GU_HEXSZ + 1], size_t n)
 	return 0;
 }
 
+static int is_good_endpoint(const struct plan *p, const char *hex)
+{
+	size_t i;
+
+	for (i = 0; i < p->jc->spec.ngood; i++)
+		if (!strcmp(p->jc->spec.good[i], hex))
+			return 1;
+	return 0;
+}
+
 struct engine *sched_make_engine(struct plan *p)
 {
 	const struct gu_graph *g = &p->jc->graph;
@@ -241,6 +293,12 @@ struct engine *sched_make_engine(struct plan *p)
 			continue;
 		gu_oid_parse(&oid, p->steps[i].hex);
 		idx = gu_graph_find(g, &oid);
+		if (idx < 0 && p->jc->spec.confidence > 0 &&
+		    (v == VERDICT_GOOD || v == VERDICT_BAD) &&
+		    is_good_endpoint(p, p->steps[i].hex)) {
+			sched_step_runs(p, &p->steps[i], v, &f, &ps);
+			engine_observe_good(e, f, ps);
+		}
 		if (idx < 0)
 			continue;
 		if (v == VERDICT_GOOD || v == VERDICT_BAD) {
@@ -320,34 +378,61 @@ static int enqueue_check(struct plan *p, const char *hex, const char *role)
 	return rc;
 }
 
-/* 1 when the checks are done (v filled), 0 while they run, < 0 error. */
-static int verify_culprit(struct plan *p, struct engine *e, uint32_t pick,
-			  struct verification *v)
+/*
+ * P(the runs come from a commit that holds the culprit), from f failures
+ * and ps passes at the learned rates q1 (after) and q0 (before), even
+ * odds first.
+ */
+static double after_probability(unsigned f, unsigned ps, double q0, double q1)
 {
-	const struct job_spec *sp = &p->jc->spec;
-	char hex[GU_HEXSZ + 1], img[DIGEST_HEXSZ + 1];
-	struct gu_oid c, par[8];
-	double q = engine_failure_rate(e), conf = sp->confidence;
-	unsigned need_runs = 1;
-	int n, i, waiting = 0, rc, have_img;
+	double l1, l0;
+
+	q0 = q0 < 1e-6 ? 1e-6 : q0;
+	q1 = q1 > 1 - 1e-6 ? 1 - 1e-6 : q1;
+	l1 = f * log(q1) + ps * log1p(-q1);
+	l0 = f * log(q0) + ps * log1p(-q0);
+	return 1 / (1 + exp(l0 - l1));
+}
+
+#define NOISY_CHECK_RUNS 12
+
+/* The learned rates, when good commits fail too (noisy), for the checks. */
+struct rates {
+	int noisy;
+	double q0, q1, conf;
+};
+
+/*
+ * The culprit's parents: their images against the culprit's (noop steps
+ * build those not known) and whether one fails too.  With noise, a
+ * parent fails too only when its runs say "after" at the confidence, at
+ * least twice.  1 when all are known, 0 while waiting, < 0 on error.
+ */
+static int check_parents(struct plan *p, const char *hex,
+			 const struct gu_oid *c, const struct rates *r,
+			 struct verification *v)
+{
+	char img[DIGEST_HEXSZ + 1];
+	struct gu_oid par[8];
+	int n, i, waiting = 0, rc, have_img = image_of(p, hex, img);
 	struct cstat cs;
 
-	memset(v, 0, sizeof(*v));
-	if (!sp->recipe || sp->confidence <= 0)
-		return 1;
-	gu_oid_hex(hex, &p->jc->graph.oids[pick]);
-	c = p->jc->graph.oids[pick];
-	have_img = image_of(p, hex, img);
-	n = gu_parents(p->jc->repo, &c, par, 8);
+	n = gu_parents(p->jc->repo, c, par, 8);
 	if (n < 0)
 		return n;
 	v->noop_checked = have_img;
 	for (i = 0; i < n; i++) {
 		char phex[GU_HEXSZ + 1], pimg[DIGEST_HEXSZ + 1];
+		int fails;
 
 		gu_oid_hex(phex, &par[i]);
 		sched_role_status(p, phex, "noop", &cs);
-		if (cs.verdict == VERDICT_BAD && !v->parent_fails) {
+		fails = r->noisy ? cs.fails >= 2 &&
+					   after_probability(cs.fails,
+							     cs.passes, r->q0,
+							     r->q1) >= r->conf
+				 : cs.verdict == VERDICT_BAD;
+		if (fails && !v->parent_fails) {
 			v->parent_fails = 1;
 			memcpy(v->failing_parent, phex, sizeof(phex));
 		}
@@ -368,32 +453,94 @@ static int verify_culprit(struct plan *p, struct engine *e, uint32_t pick,
 			v->noop_checked = 0; /* the parent built no image */
 		}
 	}
-	/* passes that a commit failing at rate q would fail at least once */
-	if (q < 0.999) {
-		double miss = q > 0.05 ? 1 - q : 0.95;
+	return !waiting;
+}
 
-		while (need_runs < 10 && 1 - pow(miss, need_runs) < conf)
-			need_runs++;
+/*
+ * The revert's runs judged: 1 passed, -1 still fails, 0 undecided (run
+ * it again, or revert_why says why not).  Without noise one failure
+ * rejects the culprit, and it passes after as many runs as a commit
+ * failing at rate q1 would need to show a failure at the confidence.
+ * With noise its runs must say "before" or "after" at the confidence,
+ * within NOISY_CHECK_RUNS runs.
+ */
+static int judge_revert(const struct cstat *cs, const struct rates *r,
+			struct verification *v)
+{
+	unsigned need_runs = 1, n = cs->fails + cs->passes;
+	double after;
+
+	if (!r->noisy) {
+		if (cs->fails)
+			return -1;
+		/* passes that a commit failing at rate q1 would fail once */
+		if (r->q1 < 0.999) {
+			double miss = r->q1 > 0.05 ? 1 - r->q1 : 0.95;
+
+			while (need_runs < 10 &&
+			       1 - pow(miss, need_runs) < r->conf)
+				need_runs++;
+		}
+		return cs->passes >= need_runs;
 	}
+	after = after_probability(cs->fails, cs->passes, r->q0, r->q1);
+	if (n > 0 && after >= r->conf)
+		return -1;
+	if (n > 0 && 1 - after >= r->conf)
+		return 1;
+	if (n >= NOISY_CHECK_RUNS)
+		snprintf(v->revert_why, sizeof(v->revert_why),
+			 "%u of %u runs failed: neither rate at the "
+			 "confidence",
+			 cs->fails, n);
+	return 0;
+}
+
+/* 1 when the checks are done (v filled), 0 while they run, < 0 error. */
+static int verify_culprit(struct plan *p, struct engine *e, uint32_t pick,
+			  struct verification *v)
+{
+	const struct job_spec *sp = &p->jc->spec;
+	char hex[GU_HEXSZ + 1];
+	struct rates r = { .q1 = engine_failure_rate(e),
+			   .conf = sp->confidence };
+	int rc, judged;
+	struct cstat cs;
+
+	memset(v, 0, sizeof(*v));
+	if (!sp->recipe || sp->confidence <= 0)
+		return 1;
+	/* failures seen before the culprit: good commits fail too */
+	if (engine_failures_before(e, pick) > 0) {
+		r.noisy = 1;
+		r.q0 = engine_failure_rate_before(e);
+	}
+	gu_oid_hex(hex, &p->jc->graph.oids[pick]);
+	rc = check_parents(p, hex, &p->jc->graph.oids[pick], &r, v);
+	if (rc < 0)
+		return rc;
 	sched_role_status(p, hex, "revert", &cs);
 	v->revert_runs = cs.passes;
-	if (cs.fails) {
-		v->revert = -1;
-	} else if (cs.verdict == VERDICT_SKIP || cs.infra >= 2) {
-		snprintf(v->revert_why, sizeof(v->revert_why), "%s",
-			 cs.infra >= 2 ? cs.title
-			 : cs.why[0]   ? cs.why + 2
-				       : "skipped");
-	} else if (cs.passes >= need_runs) {
-		v->revert = 1;
-	} else if (cs.pending) {
-		waiting = 1;
-	} else {
-		if ((rc = enqueue_check(p, hex, "revert")) < 0)
-			return rc;
-		waiting = 1;
+	if (cs.verdict == VERDICT_SKIP || cs.infra >= 2) {
+		if (!cs.fails || r.noisy)
+			snprintf(v->revert_why, sizeof(v->revert_why), "%s",
+				 cs.infra >= 2 ? cs.title
+				 : cs.why[0]   ? cs.why + 2
+					       : "skipped");
+		else
+			v->revert = -1;
+		return rc;
 	}
-	return !waiting;
+	judged = judge_revert(&cs, &r, v);
+	if (judged) {
+		v->revert = judged;
+		return rc;
+	}
+	if (v->revert_why[0])
+		return rc;
+	if (!cs.pending && (rc = enqueue_check(p, hex, "revert")) < 0)
+		return rc;
+	return 0;
 }
 
 /* One sentence on the verification, for the reports. */

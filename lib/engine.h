@@ -62,6 +62,14 @@ int engine_observe(struct engine *e, uint32_t commit, unsigned fails,
 		   unsigned passes);
 
 /*
+ * Record runs of a good commit (a good endpoint, which holds no
+ * candidate): with a confidence, its failures tell how often the failure
+ * shows before the culprit, and one makes the failure intermittent; they
+ * rule nothing out.
+ */
+int engine_observe_good(struct engine *e, unsigned fails, unsigned passes);
+
+/*
  * Record a verdict.  BAD moves the bad commit (the candidates become its
  * ancestors), GOOD removes the commit and its ancestors, SKIP keeps the
  * commit as a candidate that is never chosen.  Other verdicts are ignored,
@@ -116,6 +124,8 @@ double engine_probability(struct engine *e, uint32_t commit);
 double engine_failure_rate(struct engine *e);
 /* The same before the culprit: how often a good commit fails too. */
 double engine_failure_rate_before(struct engine *e);
+/* Target failures seen on commits that do not hold c, good ones too. */
+unsigned long engine_failures_before(struct engine *e, uint32_t c);
 
 /* ceil(log2(n)): the steps that an ideal bisection of n candidates takes. */
 unsigned engine_estimate_steps(size_t n);

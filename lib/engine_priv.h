@@ -30,6 +30,8 @@ struct engine {
 
 	/* observations: runs of the target failure and clean passes */
 	uint32_t *fails, *passes;
+	/* runs of good commits, which hold no candidate: they tell p0 */
+	uint32_t good_fails, good_passes;
 	uint8_t *pass_reach; /* an ancestor of (or) a commit that passed */
 	unsigned long runs;
 	int noisy; /* a pass and a failure disagreed: noisy model from now */

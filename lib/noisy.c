@@ -286,6 +286,9 @@ static int posterior(struct engine *e)
 	memset(e->range, 0, e->n);
 	engine_walk_ancestors(e, (uint32_t)e->bad0, in_range, NULL);
 	count_observations(e, &f, &p);
+	/* a good commit holds no candidate: its runs are p0's alone */
+	f += e->good_fails;
+	p += e->good_passes;
 	for (i = 0; i < e->n; i++) {
 		ll[i] = -INFINITY;
 		e->qbar[i] = e->q0bar[i] = 0;
@@ -521,6 +524,29 @@ int engine_is_noisy(const struct engine *e)
 unsigned long engine_runs(const struct engine *e)
 {
 	return e->runs;
+}
+
+int engine_observe_good(struct engine *e, unsigned fails, unsigned passes)
+{
+	if (fails)
+		e->noisy = 1;
+	e->good_fails += fails;
+	e->good_passes += passes;
+	e->runs += fails + passes;
+	e->post_dirty = 1;
+	return 0;
+}
+
+unsigned long engine_failures_before(struct engine *e, uint32_t c)
+{
+	unsigned long f = e->good_fails;
+	size_t i;
+
+	if (c >= e->n || posterior(e))
+		return f;
+	for (i = 0; i < e->n; i++)
+		f += e->fails[i];
+	return f - e->fc[c];
 }
 
 double engine_probability(struct engine *e, uint32_t c)

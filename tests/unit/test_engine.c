@@ -732,6 +732,41 @@ static void test_engine__spurious_failure_before(void **state)
 }
 
 /*
+ * A good endpoint that failed once, then passed: its runs tell p0 and
+ * make the failure intermittent, and rule out nothing.  The culprit is
+ * still found, and the failures before it are the good commit's.
+ */
+static void test_engine__good_endpoint_fails(void **state)
+{
+	struct engine *e = linear(64);
+	const uint32_t culprit = 20;
+	enum engine_state st;
+	uint32_t pick;
+	int n = 0;
+
+	(void)state;
+	engine_set_confidence(e, 0.95, 0);
+	engine_observe(e, 0, 2, 0);
+	assert_int_equal(engine_failures_before(e, culprit), 0);
+	assert_false(engine_is_noisy(e));
+	engine_observe_good(e, 1, 2);
+	assert_true(engine_is_noisy(e));
+	assert_int_equal(engine_failures_before(e, culprit), 1);
+	while ((st = engine_next(e, &pick)) == ENGINE_TEST ||
+	       st == ENGINE_VERIFY) {
+		engine_observe(e, pick, pick <= culprit, pick > culprit);
+		assert_true(++n < 200);
+	}
+	assert_int_equal(st, ENGINE_FOUND);
+	assert_int_equal(pick, culprit);
+	assert_int_equal(engine_failures_before(e, culprit), 1);
+	assert_true(engine_failure_rate_before(e) > 0);
+	assert_true(engine_failure_rate_before(e) < 0.3);
+	assert_true(engine_runs(e) >= 5);
+	engine_free(e);
+}
+
+/*
  * An untestable stretch costs a few probes, not one per commit: 300
  * commits, the 80 at positions 111 to 190 (from the good end) skipped,
  * the culprit at 195.  Probing one commit further out after each skip
@@ -841,6 +876,7 @@ int main(void)
 		cmocka_unit_test(test_engine__contradiction_is_noisy),
 		cmocka_unit_test(test_engine__verify),
 		cmocka_unit_test(test_engine__spurious_failure_before),
+		cmocka_unit_test(test_engine__good_endpoint_fails),
 		cmocka_unit_test(test_engine__skips_in_a_stretch),
 		cmocka_unit_test(test_engine__max_runs),
 		cmocka_unit_test(test_engine__noisy_simulated),
