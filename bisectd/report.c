@@ -197,19 +197,22 @@ static void text_outcome(struct buf *b, const struct session *s)
 		buf_puts(b, "confidence: none asked for (git's bisection: "
 			    "each commit run once, the answer not re-run; "
 			    "--confidence P re-runs and verifies it)\n");
-		json_decref(x);
-		return;
+	} else {
+		buf_printf(b, "confidence: %.0f%%",
+			   100 * json_number_value(
+					 json_object_get(x, "confidence")));
+		if (json_number_value(json_object_get(x, "target_confidence")) >
+		    0)
+			buf_printf(b, " (asked for %.0f%%)",
+				   100 * json_number_value(json_object_get(
+						 x, "target_confidence")));
+		buf_puts(b, "; ");
+		buf_put_shown(
+			b,
+			json_string_value(json_object_get(x, "verification")),
+			0);
+		buf_puts(b, "\n");
 	}
-	buf_printf(b, "confidence: %.0f%%",
-		   100 * json_number_value(json_object_get(x, "confidence")));
-	if (json_number_value(json_object_get(x, "target_confidence")) > 0)
-		buf_printf(b, " (asked for %.0f%%)",
-			   100 * json_number_value(json_object_get(
-					 x, "target_confidence")));
-	buf_puts(b, "; ");
-	buf_put_shown(b, json_string_value(json_object_get(x, "verification")),
-		      0);
-	buf_puts(b, "\n");
 	if (json_is_true(json_object_get(x, "intermittent")))
 		buf_printf(b,
 			   "intermittent: the failure showed on about %.0f%% "

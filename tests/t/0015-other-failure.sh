@@ -38,6 +38,7 @@ check "lists the other failure and where it was seen" \
 		all(.other_failures[]; .title == \"exit status 3\")" && in_range'
 check "the steps keep their own titles" \
 	jq_true "$SCRATCH/t.json" '[.steps[] | select(.title == "exit status 3")] | length > 0'
+grep "^another failure" "$SCRATCH/out" | sed "s/^/# /"
 check "the text report says so, once for the title" \
 	'[ "$(grep -c "^another failure, .exit status 3., at .* commits)$" "$SCRATCH/out")" = 1 ]'
 
