@@ -525,6 +525,8 @@ unsigned long engine_runs(const struct engine *e)
 
 double engine_probability(struct engine *e, uint32_t c)
 {
+	if (e->metric)
+		return engine_metric_probability(e, c);
 	if (c >= e->n || posterior(e))
 		return 0;
 	return e->post[c];
