@@ -127,6 +127,7 @@ $(B)/tests/sim/bisect-sim: $(B)/tests/sim/bisect-sim.o $(B)/tests/sim/simbisect.
 	$(CC) $(CFLAGS) -o $@ $^ $(call libs,$(PKGS))
 
 $(B)/tests/unit/test_engine: $(B)/tests/sim/simbisect.o
+$(B)/tests/unit/test_metric: $(B)/tests/sim/simbisect.o
 
 # the scheduler alone, with a store in memory in place of the SQLite one:
 # no SQLite and no HTTP in this program
