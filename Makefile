@@ -230,10 +230,15 @@ demo: deps
 	$(MAKE) all
 	tests/demo.sh
 
+# the metric lines of bisect-sim (see docs/benchmarks.md): the full
+# benchmark is METRIC_JOBS=1000 METRIC_COMMITS=1000, hours on two cores
+METRIC_JOBS ?= 100
+METRIC_COMMITS ?= 200
 bench: deps
 	$(MAKE) all
 	$(B)/tests/sim/bisect-sim
 	$(B)/tests/sim/bisect-sim --grid --jobs 300 --commits 300
+	$(B)/tests/sim/bisect-sim --metric --jobs $(METRIC_JOBS) --commits $(METRIC_COMMITS)
 	tests/bench-skips.sh
 	tests/bench.sh
 	tests/bench-coord.sh
