@@ -35,9 +35,10 @@ struct mrun {
 	unsigned bad_skips;
 };
 
-/* The command's output (stdout and stderr) and exit status in tree. */
+/* The command's output (stdout and stderr) and exit status in tree, with
+ * BISECT_COMMIT=hex. */
 static int run_command(char **out, size_t *len, int *status, const char *cmd,
-		       const char *tree)
+		       const char *tree, const char *hex)
 {
 	int fd[2];
 	pid_t pid;
@@ -55,7 +56,8 @@ static int run_command(char **out, size_t *len, int *status, const char *cmd,
 	}
 	if (pid == 0) {
 		close(fd[0]);
-		if (dup2(fd[1], 1) < 0 || dup2(fd[1], 2) < 0 || chdir(tree))
+		if (dup2(fd[1], 1) < 0 || dup2(fd[1], 2) < 0 || chdir(tree) ||
+		    setenv("BISECT_COMMIT", hex, 1))
 			_exit(126);
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(127);
@@ -90,15 +92,17 @@ static void short_hex(char out[13], const struct gu_oid *oid)
 static int one_run(struct mrun *m, const struct gu_oid *oid, double **v,
 		   size_t *n)
 {
-	char *text = NULL, sh[13];
+	char *text = NULL, sh[13], hex[GU_HEXSZ + 1];
 	size_t len = 0, nbad = 0;
 	int status = 0, rc, code;
 
 	*v = NULL;
 	*n = 0;
 	short_hex(sh, oid);
+	gu_oid_hex(hex, oid);
 	if ((rc = gu_checkout(m->repo, m->tree, oid)) ||
-	    (rc = run_command(&text, &len, &status, m->mo->command, m->tree)))
+	    (rc = run_command(&text, &len, &status, m->mo->command, m->tree,
+			      hex)))
 		return rc;
 	m->runs++;
 	code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

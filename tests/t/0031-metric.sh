@@ -14,6 +14,7 @@ cat > "$SCRATCH/bench" <<EOS
 #!/bin/sh
 n=\$(cat "$SCRATCH/count" 2>/dev/null || echo 0)
 echo \$((n + 1)) > "$SCRATCH/count"
+echo "\$BISECT_COMMIT" >> "$SCRATCH/commits"
 base=\${BASE:-10}
 [ -f regression ] && base=\${SLOW:-12}
 awk -v b="\$base" -v s="\$n" 'BEGIN { srand(s + 7); u = rand(); v = rand();
@@ -51,6 +52,8 @@ check "json: values each side, the culprit verified against its parents" \
 check "json: a median for every tested commit" jq_true "$SCRATCH/m.json" \
 	'(.commits | length) >= 3 and all(.commits[]; .values >= 1 and
 	 .median > 0)'
+check "the command had BISECT_COMMIT, the culprit's among them" \
+	grep -qx "$CULPRIT" "$SCRATCH/commits"
 short=$(printf %.12s "$CULPRIT")
 check "text: the culprit after the heading" \
 	'grep -A1 "^first bad commit (metric t):" "$SCRATCH/out" | grep -q "$short"'
