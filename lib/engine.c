@@ -31,6 +31,7 @@
  * skipped commits remain, the result is ambiguous and all of them are the
  * answer, as `git bisect` reports it.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,6 +261,38 @@ void engine_walk_ancestors(struct engine *e, uint32_t c,
 			}
 		}
 	}
+}
+
+size_t engine_pick_spread(struct engine *e, const double *gain,
+			  const double *mass, const uint8_t *allowed,
+			  double min_gain, const uint32_t *busy, size_t nbusy,
+			  uint32_t *out, size_t want)
+{
+	double band = 0.5 / (double)(nbusy + want + 1);
+	size_t n = 0, i, k;
+
+	while (n < want) {
+		int64_t pick = -1;
+
+		for (i = 0; i < e->n; i++) {
+			int near = 0;
+
+			if (e->skipped[i] || (allowed && !allowed[i]) ||
+			    gain[i] < min_gain ||
+			    (pick >= 0 && gain[i] <= gain[pick]))
+				continue;
+			for (k = 0; k < nbusy && !near; k++)
+				near = fabs(mass[i] - mass[busy[k]]) < band;
+			for (k = 0; k < n && !near; k++)
+				near = fabs(mass[i] - mass[out[k]]) < band;
+			if (!near)
+				pick = (int64_t)i;
+		}
+		if (pick < 0)
+			break;
+		out[n++] = (uint32_t)pick;
+	}
+	return n;
 }
 
 int engine_refresh(struct engine *e)

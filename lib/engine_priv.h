@@ -60,6 +60,16 @@ void engine_walk_ancestors(struct engine *e, uint32_t c,
 				      void *payload),
 			   void *payload);
 uint32_t engine_next_stamp(struct engine *e);
+/*
+ * Up to want commits with the most gain (at least min_gain; allowed, when
+ * not NULL, says which may be chosen; skipped ones never are), each one's
+ * mass at least 1 / 2(nbusy + want + 1) from the busy ones' and the
+ * others chosen: W probes that split the probability differently.
+ */
+size_t engine_pick_spread(struct engine *e, const double *gain,
+			  const double *mass, const uint8_t *allowed,
+			  double min_gain, const uint32_t *busy, size_t nbusy,
+			  uint32_t *out, size_t want);
 
 /* noisy.c */
 int engine_noisy_alloc(struct engine *e);

@@ -383,30 +383,20 @@ int engine_observe_baseline(struct engine *e, const double *v, size_t n)
 	return 0;
 }
 
-/* Mark with bit in m->contains row k every ancestor of c (c included). */
-static void walk_mark(struct engine *e, uint32_t c, uint8_t *row, uint64_t key,
-		      uint64_t *sig)
+struct mark {
+	uint8_t *row;
+	uint64_t key, *sig;
+};
+
+/* row[x] = 1 for an ancestor x of the walk's start, and its key in sig */
+static void mark(struct engine *e, uint32_t x, void *payload)
 {
-	uint32_t stamp = engine_next_stamp(e);
-	size_t sp = 0;
+	struct mark *k = payload;
 
-	e->seen[c] = stamp;
-	e->stack[sp++] = c;
-	while (sp) {
-		uint32_t x = e->stack[--sp], j;
-
-		row[x] = 1;
-		if (sig)
-			sig[x] ^= key;
-		for (j = 0; j < e->npar[x]; j++) {
-			uint32_t p = e->par[x][j];
-
-			if (e->seen[p] != stamp) {
-				e->seen[p] = stamp;
-				e->stack[sp++] = p;
-			}
-		}
-	}
+	(void)e;
+	k->row[x] = 1;
+	if (k->sig)
+		k->sig[x] ^= k->key;
 }
 
 static uint64_t mix(uint64_t x)
@@ -468,8 +458,8 @@ static int fit_candidate(struct engine *e, uint32_t c, struct fit *f)
 static int prepare(struct engine *e)
 {
 	struct metric *m = e->metric;
+	struct mark mk = { NULL, 0, NULL };
 	size_t i, k, tot;
-	uint8_t *row;
 
 	m->ntested = 0;
 	for (i = 0; i < e->n; i++)
@@ -486,10 +476,13 @@ static int prepare(struct engine *e)
 		return err_set(ERR_NOMEM, "out of memory");
 	memset(m->cand, 0, e->n);
 	memset(m->sig, 0, e->n * sizeof(*m->sig));
-	walk_mark(e, (uint32_t)e->bad0, m->cand, 0, NULL);
+	mk.row = m->cand;
+	engine_walk_ancestors(e, (uint32_t)e->bad0, mark, &mk);
 	for (k = 0; k < m->ntested; k++) {
-		row = m->contains + k * e->n;
-		walk_mark(e, m->tested[k], row, mix(m->tested[k] + 1), m->sig);
+		mk.row = m->contains + k * e->n;
+		mk.key = mix(m->tested[k] + 1);
+		mk.sig = m->sig;
+		engine_walk_ancestors(e, m->tested[k], mark, &mk);
 	}
 	return 0;
 }
@@ -695,8 +688,7 @@ size_t engine_metric_pick(struct engine *e, const uint32_t *busy, size_t nbusy,
 			  uint32_t *out, size_t want)
 {
 	struct metric *m = e->metric;
-	double band = 0.5 / (double)(nbusy + want + 1);
-	size_t n = 0, i, k;
+	size_t n = 0;
 	int64_t best;
 
 	if (posterior(e))
@@ -711,30 +703,8 @@ size_t engine_metric_pick(struct engine *e, const uint32_t *busy, size_t nbusy,
 			return n;
 		return 0;
 	}
-	while (n < want) {
-		int64_t pick = -1;
-
-		for (i = 0; i < e->n; i++) {
-			int near = 0;
-
-			if (e->skipped[i] || !m->cand[i] ||
-			    m->gain[i] < MIN_GAIN ||
-			    (pick >= 0 && m->gain[i] <= m->gain[pick]))
-				continue;
-			for (k = 0; k < nbusy && !near; k++)
-				near = fabs(m->mass[i] - m->mass[busy[k]]) <
-				       band;
-			for (k = 0; k < n && !near; k++)
-				near = fabs(m->mass[i] - m->mass[out[k]]) <
-				       band;
-			if (!near)
-				pick = (int64_t)i;
-		}
-		if (pick < 0)
-			break;
-		out[n++] = (uint32_t)pick;
-	}
-	return n;
+	return engine_pick_spread(e, m->gain, m->mass, m->cand, MIN_GAIN, busy,
+				  nbusy, out, want);
 }
 
 enum engine_state engine_metric_next(struct engine *e, uint32_t *out)

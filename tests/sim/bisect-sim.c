@@ -68,7 +68,7 @@ static int metric_line(double shift, double cv, double outliers, unsigned jobs,
 				.outliers = outliers,
 				.confidence = 0.95,
 				.w = w,
-				.max_runs = 2000 };
+				.max_runs = 500 };
 	uint64_t rng = seed * 2654435761u + (uint64_t)(shift * 1000) * 7919 +
 		       (uint64_t)(cv * 1000) * 31 + (uint64_t)(outliers * 1000);
 	struct tally t = { 0 };
