@@ -138,7 +138,7 @@ size_t engine_weight(struct engine *e, uint32_t commit);
  * commit whose run tells most; ENGINE_VERIFY asks for runs of the
  * culprit and its parents; ENGINE_FOUND when the culprit's probability
  * reaches the confidence and its median is worse than each parent's
- * (each with 3 values or more); ENGINE_AMBIGUOUS at max runs or when
+ * (each with 5 values or more, the baseline 3); ENGINE_AMBIGUOUS at max runs or when
  * the medians still disagree at 12 values.  engine_observe() and
  * engine_mark(GOOD/BAD) are refused in this mode; SKIP is allowed.
  */
