@@ -111,13 +111,37 @@ static unsigned run(const uint8_t *bad, uint32_t c, unsigned runs, double q,
 	return f;
 }
 
+/*
+ * The engine's next runs, w at most (16), in picks; 0 when it ended, with
+ * its answer in out.
+ */
+static size_t next_picks(struct engine *e, struct sim_result *out,
+			 uint32_t *picks, size_t w)
+{
+	uint32_t pick = 0;
+	enum engine_state st = engine_next(e, &pick);
+	size_t np;
+
+	if (st != ENGINE_TEST && st != ENGINE_VERIFY) {
+		out->found = st == ENGINE_FOUND;
+		out->culprit = pick;
+		return 0;
+	}
+	np = engine_next_many(e, picks, w < 16 ? w : 16);
+	if (np == 0) {
+		picks[0] = pick;
+		np = 1;
+	}
+	return np;
+}
+
 int sim_bisect(struct sim_result *out, const struct sim_dag *d,
 	       uint32_t culprit, double q, double p0, size_t w,
 	       double confidence, unsigned runs, uint64_t *rng)
 {
 	uint8_t *bad = oracle(d, culprit);
 	struct engine *e = NULL;
-	uint32_t pick, picks[16];
+	uint32_t picks[16];
 	unsigned f = 0, k;
 	size_t i;
 	int rc;
@@ -151,19 +175,10 @@ int sim_bisect(struct sim_result *out, const struct sim_dag *d,
 		goto out;
 	}
 	for (;;) {
-		enum engine_state st = engine_next(e, &pick);
-		size_t np;
+		size_t np = next_picks(e, out, picks, w);
 
-		if (st != ENGINE_TEST && st != ENGINE_VERIFY) {
-			out->found = st == ENGINE_FOUND;
-			out->culprit = pick;
+		if (np == 0)
 			break;
-		}
-		np = engine_next_many(e, picks, w < 16 ? w : 16);
-		if (np == 0) {
-			picks[0] = pick;
-			np = 1;
-		}
 		for (i = 0; i < np; i++) {
 			unsigned n = confidence > 0 ? 1 : runs;
 			unsigned x = run(bad, picks[i], n, q, p0, rng);
@@ -218,7 +233,7 @@ int sim_metric_bisect(struct sim_result *out, const struct sim_dag *d,
 {
 	uint8_t *bad = oracle(d, culprit);
 	struct engine *e = NULL;
-	uint32_t pick, picks[16];
+	uint32_t picks[16];
 	size_t i, k;
 	double v;
 
@@ -239,19 +254,10 @@ int sim_metric_bisect(struct sim_result *out, const struct sim_dag *d,
 	out->endpoint_runs = 3;
 	out->runs = 3;
 	for (;;) {
-		enum engine_state st = engine_next(e, &pick);
-		size_t np;
+		size_t np = next_picks(e, out, picks, p->w);
 
-		if (st != ENGINE_TEST && st != ENGINE_VERIFY) {
-			out->found = st == ENGINE_FOUND;
-			out->culprit = pick;
+		if (np == 0)
 			break;
-		}
-		np = engine_next_many(e, picks, p->w < 16 ? p->w : 16);
-		if (np == 0) {
-			picks[0] = pick;
-			np = 1;
-		}
 		for (i = 0; i < np; i++) {
 			v = metric_value(bad, picks[i], p, rng);
 			engine_observe_values(e, picks[i], &v, 1);
