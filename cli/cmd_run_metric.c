@@ -106,15 +106,17 @@ static int one_run(struct mrun *m, const struct gu_oid *oid, double **v,
 		return rc;
 	m->runs++;
 	code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	if (code == 0 || code == 1)
+	if (code == 0)
 		rc = measure_collect(v, n, &nbad, text, len, m->mo->name);
 	if (!rc && *n == 0) {
 		m->skips++;
-		fprintf(stderr, "bisectctl: %s: skipped: %s\n", sh,
-			code == 125		 ? "exit status 125"
-			: code != 0 && code != 1 ? "the command failed"
-			: nbad			 ? err_last()
-						 : "no value of the metric");
+		if (code)
+			fprintf(stderr,
+				"bisectctl: %s: skipped: exit status %d\n", sh,
+				code);
+		else
+			fprintf(stderr, "bisectctl: %s: skipped: %s\n", sh,
+				nbad ? err_last() : "no value of the metric");
 	} else if (!rc) {
 		struct measure me;
 		const char *p = text;

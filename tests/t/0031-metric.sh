@@ -15,6 +15,7 @@ cat > "$SCRATCH/bench" <<EOS
 n=\$(cat "$SCRATCH/count" 2>/dev/null || echo 0)
 echo \$((n + 1)) > "$SCRATCH/count"
 echo "\$BISECT_COMMIT" >> "$SCRATCH/commits"
+[ -n "\${SKIP_SLOW:-}" ] && [ -f regression ] && exit 125
 base=\${BASE:-10}
 [ -f regression ] && base=\${SLOW:-12}
 awk -v b="\$base" -v s="\$n" 'BEGIN { srand(s + 7); u = rand(); v = rand();
@@ -94,6 +95,13 @@ check "the runs said they were skipped" \
 	grep -q "skipped: no value of the metric" "$SCRATCH/err"
 check "the error names the bad commit" \
 	grep -q "gave no value of 'missing'" "$SCRATCH/err"
+
+# exit 125 is a skip too
+expect_exit 2 "a bad commit that exits 125 cannot be bisected" \
+	env SKIP_SLOW=1 "$BISECTCTL" run --repo "$repo" --good "$GOOD" \
+	--bad "$BAD" --metric t --out "$SCRATCH/o5" -- "$SCRATCH/bench"
+check "the runs said exit status 125" \
+	grep -q "skipped: exit status 125" "$SCRATCH/err"
 
 # bad options: one line, exit 2, nothing written
 for args in "--metric t --min-change 5x" "--metric t --min-change 120%" \
