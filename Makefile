@@ -144,6 +144,7 @@ $(B)/tests/sim/bisect-sim: $(B)/tests/sim/bisect-sim.o $(B)/tests/sim/simbisect.
 	$(CC) $(CFLAGS) -o $@ $^ $(call libs,$(PKGS))
 
 $(B)/tests/unit/test_engine: $(B)/tests/sim/simbisect.o
+$(B)/tests/unit/test_metric: $(B)/tests/sim/simbisect.o
 
 # the scheduler alone, with a store in memory in place of the SQLite one:
 # no SQLite and no HTTP in this program
@@ -252,10 +253,15 @@ demo: deps
 	$(MAKE) all
 	tests/demo.sh
 
+# the metric lines of bisect-sim (see docs/benchmarks.md): the full
+# benchmark is METRIC_JOBS=1000 METRIC_COMMITS=1000, hours on two cores
+METRIC_JOBS ?= 100
+METRIC_COMMITS ?= 200
 bench: deps
 	$(MAKE) all
 	$(B)/tests/sim/bisect-sim
 	$(B)/tests/sim/bisect-sim --grid --jobs 300 --commits 300
+	$(B)/tests/sim/bisect-sim --metric --jobs $(METRIC_JOBS) --commits $(METRIC_COMMITS)
 	tests/bench-skips.sh
 	tests/bench.sh
 	tests/bench-coord.sh

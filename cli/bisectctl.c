@@ -64,7 +64,8 @@ static const struct command {
 	  "      [--json FILE] [--out DIR] [--replay LOG] [--workers N]\n"
 	  "      [--confidence P [--max-runs N] [--endpoint-runs N]]\n"
 	  "      [--failure REGEX] [--mail-from ADDR] [--network]\n"
-	  "      -- CMD [ARG]...\n"
+	  "      [--metric NAME [--lower-is-better | --higher-is-better]\n"
+	  "       [--min-change PCT]] -- CMD [ARG]...\n"
 	  "      Bisect any git repository with CMD, as git bisect run does:\n"
 	  "      exit 0 good, 125 skip, 1-127 bad, anything else aborts.\n"
 	  "      With --server, CMD runs in the workers' sandbox; --network\n"
@@ -76,10 +77,20 @@ static const struct command {
 	  "      does not match is another bug, taken as a skip.\n"
 	  "      A culprit's report is also written as OUT/report.mail,\n"
 	  "      from ADDR ('Name <user@host>'; default: the repository's\n"
-	  "      user.name and user.email).",
+	  "      user.name and user.email).\n"
+	  "      With --metric, a performance regression: CMD prints lines\n"
+	  "      'bisect-metric: NAME VALUE [UNIT]' (stdout or stderr), and\n"
+	  "      the first commit whose values of NAME are worse (higher by\n"
+	  "      default) by at least --min-change (5% or 0.05; default 0)\n"
+	  "      is found at --confidence (default 0.95); the good commit\n"
+	  "      is run 3 times for a baseline, a run without a value (or\n"
+	  "      exit 125, or another failure) is a skip; at most\n"
+	  "      --max-runs runs (default 300), then ambiguous.",
 	  "bisectctl run --repo . --good v1.0 --bad HEAD -- make check\n"
 	  "bisectctl run --repo . --good v1.0 --bad HEAD --confidence 0.9 \\\n"
-	  "    --json report.json -- ./flaky-test.sh\n" },
+	  "    --json report.json -- ./flaky-test.sh\n"
+	  "bisectctl run --repo . --good v1.0 --bad HEAD --metric t \\\n"
+	  "    --min-change 5% -- ./bench.sh\n" },
 	{ "bisect", cmd_bisect,
 	  "bisect [--repo DIR] --good REV [--good REV]... --bad REV\n"
 	  "      --recipe NAME [--test SCRIPT] [--runs N] [--json FILE]\n"

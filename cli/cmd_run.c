@@ -4,7 +4,10 @@
  * command, as git bisect run does.
  */
 #define _GNU_SOURCE
+#include <math.h>
+
 #include "ctl.h"
+#include "measure.h"
 
 /* --- generic mode ------------------------------------------------------ */
 
@@ -37,12 +40,122 @@ static char *join_args(char *const *argv)
 	return buf_detach(&b);
 }
 
+/* --- metric mode -------------------------------------------------- */
+
+enum { OPT_METRIC = 1000, OPT_LOWER, OPT_HIGHER, OPT_MIN_CHANGE };
+
+/* "5%" or "0.05": a fraction in [0, 1); -1 when it is neither */
+static double parse_min_change(const char *arg)
+{
+	char *end;
+	double x = strtod(arg, &end);
+
+	if (end == arg || !isfinite(x))
+		return -1;
+	if (!strcmp(end, "%"))
+		x /= 100;
+	else if (*end)
+		return -1;
+	return x >= 0 && x < 1 ? x : -1;
+}
+
+/* The metric options; 1 taken, 0 not one of them, -1 bad. */
+static int metric_opt(struct metric_opts *mo, int opt, const char *arg,
+		      int *dir)
+{
+	switch (opt) {
+	case OPT_METRIC:
+		if (!measure_name_ok(arg)) {
+			err_set(ERR_INPUT,
+				"--metric needs a name of letters, digits and "
+				"_.:/-, not '%s'",
+				arg);
+			return -1;
+		}
+		mo->name = arg;
+		return 1;
+	case OPT_LOWER:
+	case OPT_HIGHER:
+		if (*dir && *dir != opt) {
+			err_set(ERR_INPUT, "--lower-is-better and "
+					   "--higher-is-better contradict");
+			return -1;
+		}
+		*dir = opt;
+		mo->higher = opt == OPT_HIGHER;
+		return 1;
+	case OPT_MIN_CHANGE:
+		mo->min_change = parse_min_change(arg);
+		if (mo->min_change < 0) {
+			err_set(ERR_INPUT,
+				"--min-change needs a percentage (5%%) or a "
+				"fraction (0.05) below 1, not '%s'",
+				arg);
+			return -1;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* What --metric does not go with; NULL when the options fit. */
+static const char *metric_conflict(const struct common *c, int network, int dir,
+				   int min_given, const char *name)
+{
+	if (!name)
+		return dir || min_given ? "--lower-is-better, "
+					  "--higher-is-better and --min-change "
+					  "need --metric NAME"
+					: NULL;
+	if (ctl_server)
+		return "--metric runs here, not with --server";
+	if (c->confidence == 0)
+		return "--metric needs a confidence from 0.5 to below 1 "
+		       "(default 0.95), not 0: values need a probability";
+	if (c->failure || c->replay || network || c->endpoint_runs ||
+	    c->workers > 1)
+		return "--metric does not go with --failure, --replay, "
+		       "--network, --endpoint-runs or --workers";
+	return NULL;
+}
+
+static int run_metric(const struct common *c, struct metric_opts *mo,
+		      char **argv)
+{
+	int status;
+
+	if (!c->bad || !c->ngoods)
+		return ctl_usage_error("need --bad and at least one --good");
+	mo->repo_path = c->repo_path;
+	mo->bad = c->bad;
+	mo->goods = c->goods;
+	mo->ngoods = c->ngoods;
+	mo->json = c->json;
+	mo->out = c->out;
+	mo->confidence = c->confidence > 0 ? c->confidence : 0.95;
+	mo->max_runs = (unsigned long)c->max_runs;
+	mo->command = shell_join(argv);
+	if (!mo->command)
+		return ctl_fail(err_set(ERR_NOMEM, "out of memory"));
+	status = ctl_run_metric(mo);
+	free((char *)mo->command);
+	return status;
+}
+
 int cmd_run(int argc, char **argv)
 {
-	static const struct option opts[] = { COMMON_LONGOPTS,
-					      { "network", no_argument, NULL,
-						OPT_NETWORK },
-					      { NULL, 0, NULL, 0 } };
+	static const struct option opts[] = {
+		COMMON_LONGOPTS,
+		{ "network", no_argument, NULL, OPT_NETWORK },
+		{ "metric", required_argument, NULL, OPT_METRIC },
+		{ "lower-is-better", no_argument, NULL, OPT_LOWER },
+		{ "higher-is-better", no_argument, NULL, OPT_HIGHER },
+		{ "min-change", required_argument, NULL, OPT_MIN_CHANGE },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct metric_opts mo = { 0 };
+	int dir = 0, min_given = 0;
+	const char *conflict;
 	struct common c = { .repo_path = ".", .confidence = -1 };
 	struct report_info ri = { .mode = "run" };
 	int network = 0;
@@ -56,8 +169,11 @@ int cmd_run(int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		int r = opt == OPT_NETWORK ? (network = 1)
-					   : ctl_common_opt(&c, opt, optarg);
+					   : metric_opt(&mo, opt, optarg, &dir);
 
+		min_given |= opt == OPT_MIN_CHANGE;
+		if (r == 0)
+			r = ctl_common_opt(&c, opt, optarg);
 		if (r < 0)
 			return ctl_fail(ERR_INPUT);
 		if (r != 1)
@@ -65,6 +181,8 @@ int cmd_run(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return ctl_usage_error("run needs a command after --");
+	if ((conflict = metric_conflict(&c, network, dir, min_given, mo.name)))
+		return ctl_usage_error("%s", conflict);
 	if (network && !ctl_server)
 		return ctl_usage_error("--network is for a bisectd's workers "
 				       "(--server); here CMD runs as you, with "
@@ -77,6 +195,8 @@ int cmd_run(int argc, char **argv)
 			argv[optind]);
 		return EXIT_INPUT;
 	}
+	if (mo.name)
+		return run_metric(&c, &mo, argv + optind);
 	if (ctl_server) {
 		rc = ctl_remote_spec(&spec, "bisect", &c, NULL);
 		spec.command = shell_join(argv + optind);

@@ -182,6 +182,17 @@ int cmd_config(int argc, char **argv);
 int cmd_maintainers(int argc, char **argv);
 int cmd_releases(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+
+/* bisectctl run --metric (cmd_run_metric.c): a performance regression */
+struct metric_opts {
+	const char *name; /* of the measurement: bisect-metric: NAME ... */
+	int higher;	  /* higher is better (default: lower) */
+	double min_change, confidence;
+	const char *repo_path, *bad, *const *goods, *json, *out, *command;
+	size_t ngoods;
+	unsigned long max_runs;
+};
+int ctl_run_metric(const struct metric_opts *mo);
 int cmd_stats(int argc, char **argv);
 int cmd_test(int argc, char **argv);
 int cmd_verify(int argc, char **argv);

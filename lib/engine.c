@@ -31,6 +31,7 @@
  * skipped commits remain, the result is ambiguous and all of them are the
  * answer, as `git bisect` reports it.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,7 @@ void engine_free(struct engine *e)
 	free(e->seen);
 	free(e->stack);
 	engine_noisy_free(e);
+	engine_metric_free(e);
 	free(e);
 }
 
@@ -261,6 +263,38 @@ void engine_walk_ancestors(struct engine *e, uint32_t c,
 	}
 }
 
+size_t engine_pick_spread(struct engine *e, const double *gain,
+			  const double *mass, const uint8_t *allowed,
+			  double min_gain, const uint32_t *busy, size_t nbusy,
+			  uint32_t *out, size_t want)
+{
+	double band = 0.5 / (double)(nbusy + want + 1);
+	size_t n = 0, i, k;
+
+	while (n < want) {
+		int64_t pick = -1;
+
+		for (i = 0; i < e->n; i++) {
+			int near = 0;
+
+			if (e->skipped[i] || (allowed && !allowed[i]) ||
+			    gain[i] < min_gain ||
+			    (pick >= 0 && gain[i] <= gain[pick]))
+				continue;
+			for (k = 0; k < nbusy && !near; k++)
+				near = fabs(mass[i] - mass[busy[k]]) < band;
+			for (k = 0; k < n && !near; k++)
+				near = fabs(mass[i] - mass[out[k]]) < band;
+			if (!near)
+				pick = (int64_t)i;
+		}
+		if (pick < 0)
+			break;
+		out[n++] = (uint32_t)pick;
+	}
+	return n;
+}
+
 int engine_refresh(struct engine *e)
 {
 	if (!e->topo && build_topo(e))
@@ -333,6 +367,8 @@ int engine_observe(struct engine *e, uint32_t commit, unsigned fails,
 {
 	if (commit >= e->n)
 		return err_set(ERR_INPUT, "no commit %u in the graph", commit);
+	if (e->metric)
+		return err_set(ERR_GENERIC, "the engine is in metric mode");
 	if (!fails && !passes)
 		return 0;
 	if (fails && e->bad0 < 0)
@@ -495,6 +531,8 @@ static int det_drives(struct engine *e)
 
 enum engine_state engine_next(struct engine *e, uint32_t *out)
 {
+	if (e->metric)
+		return engine_metric_next(e, out);
 	if (det_drives(e))
 		return det_next(e, out);
 	return engine_noisy_next(e, out);
@@ -536,6 +574,8 @@ size_t engine_next_many(struct engine *e, uint32_t *out, size_t want)
 	uint32_t first;
 	size_t k, n = 0;
 
+	if (e->metric)
+		return engine_metric_pick(e, NULL, 0, out, want);
 	if (want > 0 && !det_drives(e))
 		return engine_noisy_pick(e, NULL, 0, out, want);
 	if (want == 0 || engine_next(e, &first) != ENGINE_TEST)
@@ -574,6 +614,8 @@ size_t engine_next_more(struct engine *e, const uint32_t *busy, size_t nbusy,
 	size_t *cut, ncut = 0, n = 0, i, j;
 	uint32_t first;
 
+	if (e->metric)
+		return engine_metric_pick(e, busy, nbusy, out, want);
 	if (want > 0 && !det_drives(e))
 		return engine_noisy_pick(e, busy, nbusy, out, want);
 	if (want == 0 || engine_next(e, &first) != ENGINE_TEST)
@@ -616,6 +658,8 @@ size_t engine_candidates(struct engine *e, uint32_t *out, size_t max)
 {
 	size_t i, k = 0;
 
+	if (e->metric)
+		return engine_metric_candidates(e, out, max);
 	if (e->noisy && e->confidence > 0)
 		return engine_noisy_candidates(e, out, max);
 	if (engine_refresh(e))
@@ -628,6 +672,8 @@ size_t engine_candidates(struct engine *e, uint32_t *out, size_t max)
 
 size_t engine_candidate_count(struct engine *e)
 {
+	if (e->metric)
+		return engine_metric_candidates(e, NULL, 0);
 	if (e->noisy && e->confidence > 0)
 		return engine_noisy_candidates(e, NULL, 0);
 	if (engine_refresh(e))
@@ -639,6 +685,8 @@ int engine_is_candidate(struct engine *e, uint32_t commit)
 {
 	if (commit >= e->n)
 		return 0;
+	if (e->metric)
+		return engine_metric_useful(e, commit);
 	if (!det_drives(e))
 		return engine_noisy_useful(e, commit);
 	if (engine_refresh(e))

@@ -133,4 +133,58 @@ unsigned engine_estimate_steps(size_t n);
 /* The weight (candidate ancestors, itself included) of commit; test aid. */
 size_t engine_weight(struct engine *e, uint32_t commit);
 
+/*
+ * Metric mode (lib/metric.c): a performance regression.  Each run gives
+ * values (a time, a throughput: a benchmark's measurements, not the
+ * coordinator's Prometheus metrics) instead of a pass or a failure; the
+ * values before the culprit and after it are drawn from two robust
+ * (Student-t) distributions whose locations differ by a regression of at
+ * least min_change (a fraction: 0.05 for 5%).  Call engine_set_metric()
+ * before any run, then engine_set_bad() (the range's top),
+ * engine_set_confidence() (p > 0) and the good endpoint's values with
+ * engine_observe_baseline() (at least 3: the verification of a root
+ * culprit compares against them).  engine_next() and engine_next_many()
+ * then ask for the bad endpoint until it has 3 values, then for the
+ * commit whose run tells most; ENGINE_VERIFY asks for runs of the
+ * culprit and its parents; ENGINE_FOUND when the culprit's probability
+ * reaches the confidence and its median is worse than each parent's
+ * (each with 5 values or more, the baseline 3); ENGINE_AMBIGUOUS at max runs or when
+ * the medians still disagree at 12 values.  engine_observe() and
+ * engine_mark(GOOD/BAD) are refused in this mode; SKIP is allowed.
+ */
+int engine_set_metric(struct engine *e, int higher_is_better,
+		      double min_change);
+int engine_is_metric(const struct engine *e);
+/* Values (positive, finite) of one run of commit; the caller keeps v. */
+int engine_observe_values(struct engine *e, uint32_t commit, const double *v,
+			  size_t n);
+/* Values of one run of the good endpoint, outside the graph. */
+int engine_observe_baseline(struct engine *e, const double *v, size_t n);
+/* Runs observed in metric mode, baseline included. */
+unsigned long engine_metric_runs(const struct engine *e);
+/* The probability that there is no change at all. */
+double engine_metric_null_probability(struct engine *e);
+/* The values of commit, borrowed until the next observation. */
+size_t engine_metric_values(const struct engine *e, uint32_t commit,
+			    const double **out);
+/* Medians of commit's values and of the baseline's; NAN for none. */
+double engine_metric_median(const struct engine *e, uint32_t commit);
+double engine_metric_baseline_median(const struct engine *e);
+
+struct engine_metric_summary {
+	double probability;	 /* of the commit being the culprit */
+	double null_probability; /* of no change at all */
+	/* medians of the values of the commits without it (the baseline
+	 * included) and with it */
+	double median_before, median_after;
+	/* the relative change of the typical value, after / before - 1,
+	 * and its 95% interval (from the Student-t fit on log values) */
+	double change, change_lo, change_hi;
+	size_t runs_before, runs_after; /* values each side */
+};
+
+/* The report of commit c as the culprit. */
+int engine_metric_summary(struct engine_metric_summary *out, struct engine *e,
+			  uint32_t c);
+
 #endif

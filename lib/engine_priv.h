@@ -2,8 +2,9 @@
 /*
  * The engine's state, shared by its two halves: engine.c (the graph and
  * git's deterministic bisection) and noisy.c (the probability of each
- * candidate under runs that may pass on a bad commit).  Only those two
- * files include this header.
+ * candidate under runs that may pass on a bad commit), and metric.c
+ * (values in place of passes and failures).  Only those three files
+ * include this header.
  */
 #ifndef BISECTD_ENGINE_PRIV_H
 #define BISECTD_ENGINE_PRIV_H
@@ -49,6 +50,8 @@ struct engine {
 	double *s1, *s0, *h0;
 	uint32_t *fc, *pc; /* failures and passes of the commits holding c */
 	uint8_t *range;	   /* an ancestor of bad0 (or bad0) */
+	struct metric *metric; /* metric mode (metric.c); NULL: runs fail
+				  or pass */
 };
 
 /* The parents-first order and candidates of the deterministic half. */
@@ -59,6 +62,16 @@ void engine_walk_ancestors(struct engine *e, uint32_t c,
 				      void *payload),
 			   void *payload);
 uint32_t engine_next_stamp(struct engine *e);
+/*
+ * Up to want commits with the most gain (at least min_gain; allowed, when
+ * not NULL, says which may be chosen; skipped ones never are), each one's
+ * mass at least 1 / 2(nbusy + want + 1) from the busy ones' and the
+ * others chosen: W probes that split the probability differently.
+ */
+size_t engine_pick_spread(struct engine *e, const double *gain,
+			  const double *mass, const uint8_t *allowed,
+			  double min_gain, const uint32_t *busy, size_t nbusy,
+			  uint32_t *out, size_t want);
 
 /* noisy.c */
 int engine_noisy_alloc(struct engine *e);
@@ -72,5 +85,15 @@ size_t engine_noisy_pick(struct engine *e, const uint32_t *busy, size_t nbusy,
 /* A run of c can still change the answer, or verifies it. */
 int engine_noisy_useful(struct engine *e, uint32_t c);
 size_t engine_noisy_candidates(struct engine *e, uint32_t *out, size_t max);
+
+/* metric.c */
+int engine_metric_alloc(struct engine *e);
+void engine_metric_free(struct engine *e);
+enum engine_state engine_metric_next(struct engine *e, uint32_t *out);
+size_t engine_metric_pick(struct engine *e, const uint32_t *busy, size_t nbusy,
+			  uint32_t *out, size_t want);
+int engine_metric_useful(struct engine *e, uint32_t c);
+size_t engine_metric_candidates(struct engine *e, uint32_t *out, size_t max);
+double engine_metric_probability(struct engine *e, uint32_t c);
 
 #endif

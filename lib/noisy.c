@@ -421,37 +421,14 @@ enum engine_state engine_noisy_next(struct engine *e, uint32_t *out)
 size_t engine_noisy_pick(struct engine *e, const uint32_t *busy, size_t nbusy,
 			 uint32_t *out, size_t want)
 {
-	double band = 0.5 / (double)(nbusy + want + 1);
 	int64_t best;
-	size_t n = 0, i, k;
 
 	if (posterior(e) || (best = best_candidate(e)) < 0)
 		return 0;
 	if (e->post[best] >= e->confidence)
 		return verify_runs(e, (uint32_t)best, busy, nbusy, out, want);
-	while (n < want) {
-		int64_t pick = -1;
-
-		for (i = 0; i < e->n; i++) {
-			int near = 0;
-
-			if (e->skipped[i] || e->gain[i] < MIN_GAIN ||
-			    (pick >= 0 && e->gain[i] <= e->gain[pick]))
-				continue;
-			for (k = 0; k < nbusy && !near; k++)
-				near = fabs(e->mass[i] - e->mass[busy[k]]) <
-				       band;
-			for (k = 0; k < n && !near; k++)
-				near = fabs(e->mass[i] - e->mass[out[k]]) <
-				       band;
-			if (!near)
-				pick = (int64_t)i;
-		}
-		if (pick < 0)
-			break;
-		out[n++] = (uint32_t)pick;
-	}
-	return n;
+	return engine_pick_spread(e, e->gain, e->mass, NULL, MIN_GAIN, busy,
+				  nbusy, out, want);
 }
 
 int engine_noisy_useful(struct engine *e, uint32_t c)
@@ -551,6 +528,8 @@ unsigned long engine_failures_before(struct engine *e, uint32_t c)
 
 double engine_probability(struct engine *e, uint32_t c)
 {
+	if (e->metric)
+		return engine_metric_probability(e, c);
 	if (c >= e->n || posterior(e))
 		return 0;
 	return e->post[c];

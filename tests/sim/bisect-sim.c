@@ -11,8 +11,13 @@
  *
  * --rates P0,P1 runs one line of the grid.
  *
- *   bisect-sim [--grid | --rates P0,P1] [--jobs N] [--commits N]
- *              [--workers W] [--seed S]
+ * With --metric, performance regressions (metric mode): slowdowns of 5%,
+ * 10% and 20% under per-run noise of 3% and 5% (coefficient of
+ * variation), and a line where 1% of the runs are outliers at 3x.
+ * --shift S,CV[,OUTLIERS] runs one such line.
+ *
+ *   bisect-sim [--grid | --rates P0,P1 | --metric | --shift S,CV[,O]]
+ *              [--jobs N] [--commits N] [--workers W] [--seed S]
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -47,8 +52,86 @@ static void one(struct tally *t, const struct sim_dag *d, double q, double p0,
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: bisect-sim [--grid | --rates P0,P1] [--jobs N] "
-		   "[--commits N] [--workers W] [--seed S]\n");
+	fprintf(f, "usage: bisect-sim [--grid | --rates P0,P1 | --metric | "
+		   "--shift S,CV[,O]] [--jobs N] [--commits N] [--workers W] "
+		   "[--seed S]\n");
+}
+
+/* One metric line: jobs bisections at confidence 0.95; 1 when it met the
+ * targets (calibrated at >= 93%, accurate at >= 95% where the shift is
+ * at least twice the noise) */
+static int metric_line(double shift, double cv, double outliers, unsigned jobs,
+		       unsigned commits, size_t w, uint64_t seed)
+{
+	struct sim_metric p = { .shift = shift,
+				.cv = cv,
+				.outliers = outliers,
+				.confidence = 0.95,
+				.w = w,
+				.max_runs = 500 };
+	uint64_t rng = seed * 2654435761u + (uint64_t)(shift * 1000) * 7919 +
+		       (uint64_t)(cv * 1000) * 31 + (uint64_t)(outliers * 1000);
+	struct tally t = { 0 };
+	double acc, cal;
+	unsigned k;
+	int ok;
+
+	for (k = 0; k < jobs; k++) {
+		uint32_t culprit;
+		struct sim_result r;
+		struct sim_dag d;
+
+		if (sim_dag_new(&d, commits, &rng))
+			exit(3);
+		culprit = (uint32_t)(sim_rand(&rng) % d.n);
+		if (sim_metric_bisect(&r, &d, culprit, &p, &rng))
+			exit(3);
+		t.jobs++;
+		t.runs += r.runs;
+		if (r.found) {
+			t.found++;
+			t.right += r.culprit == culprit;
+			t.found_right += r.culprit == culprit;
+		}
+		sim_dag_free(&d);
+	}
+	acc = 100.0 * t.right / t.jobs;
+	cal = t.found ? 100.0 * t.found_right / t.found : 100;
+	ok = cal >= 93 && (shift < 2 * cv || acc >= 95);
+	printf("%4.0f%% %4.0f%% %7.0f%% %8.1f%% %9.1f %10.1f%% (%u of %u "
+	       "found)%s\n",
+	       shift * 100, cv * 100, outliers * 100, acc,
+	       (double)t.runs / t.jobs, cal, t.found_right, t.found,
+	       ok ? "" : "  (target missed)");
+	fflush(stdout);
+	return ok;
+}
+
+static int metric_lines(unsigned jobs, unsigned commits, size_t w,
+			uint64_t seed)
+{
+	static const double shifts[] = { 0.05, 0.10, 0.20 };
+	static const double cvs[] = { 0.03, 0.05 };
+	unsigned i, j, met = 0, lines = 0;
+
+	printf("# metric: %u simulated bisections per line, %u-commit DAGs "
+	       "with merges, %u worker(s), confidence 0.95\n",
+	       jobs, commits, (unsigned)w);
+	printf("%5s %5s %8s %9s %9s %11s %s\n", "shift", "noise", "outliers",
+	       "accuracy", "mean runs", "calibrated", "(right of those found)");
+	for (i = 0; i < sizeof(shifts) / sizeof(*shifts); i++)
+		for (j = 0; j < sizeof(cvs) / sizeof(*cvs); j++) {
+			met += metric_line(shifts[i], cvs[j], 0, jobs, commits,
+					   w, seed);
+			lines++;
+		}
+	met += metric_line(0.10, 0.03, 0.01, jobs, commits, w, seed);
+	lines++;
+	printf("target: calibrated >= 93%% on every line, accuracy >= 95%% "
+	       "where the shift is >= 2x the noise: %u of %u lines meet "
+	       "it\n",
+	       met, lines);
+	return met == lines ? 0 : 1;
 }
 
 /* One line: jobs bisections at confidence 0.95; 1 when it met the
@@ -113,6 +196,8 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "grid", no_argument, NULL, 'g' },
 		{ "rates", required_argument, NULL, 'r' },
+		{ "metric", no_argument, NULL, 'm' },
+		{ "shift", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -122,7 +207,7 @@ int main(int argc, char **argv)
 	unsigned jobs = 1000, commits = 1000, w = 1, i, r, k;
 	uint64_t seed = 1;
 	int c, want_grid = 0;
-	double p0 = 0, p1 = 1;
+	double p0 = 0, p1 = 1, shift = 0, cv = 0, outl = 0;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -151,6 +236,21 @@ int main(int argc, char **argv)
 			}
 			want_grid = 2;
 			break;
+		case 'm':
+			want_grid = 3;
+			break;
+		case 'S':
+			if (sscanf(optarg, "%lf,%lf,%lf", &shift, &cv, &outl) <
+				    2 ||
+			    !(shift > 0 && shift < 5) || !(cv > 0 && cv < 1) ||
+			    !(outl >= 0 && outl < 0.5)) {
+				fprintf(stderr, "bisect-sim: --shift takes "
+						"S,CV[,OUTLIERS] as fractions "
+						"(0.1,0.03,0.01)\n");
+				return 2;
+			}
+			want_grid = 4;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -168,6 +268,10 @@ int main(int argc, char **argv)
 		return grid(jobs, commits, w, seed);
 	if (want_grid == 2)
 		return !grid_line(p0, p1, jobs, commits, w, seed);
+	if (want_grid == 3)
+		return metric_lines(jobs, commits, w, seed);
+	if (want_grid == 4)
+		return !metric_line(shift, cv, outl, jobs, commits, w, seed);
 	printf("# %u simulated bisections per line, %u-commit DAGs with "
 	       "merges, %u worker(s)\n",
 	       jobs, commits, w);

@@ -3,6 +3,7 @@
  * Simulated bisections (see simbisect.h): the engine driven as the
  * scheduler drives it, against an oracle instead of builds and boots.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,13 +111,37 @@ static unsigned run(const uint8_t *bad, uint32_t c, unsigned runs, double q,
 	return f;
 }
 
+/*
+ * The engine's next runs, w at most (16), in picks; 0 when it ended, with
+ * its answer in out.
+ */
+static size_t next_picks(struct engine *e, struct sim_result *out,
+			 uint32_t *picks, size_t w)
+{
+	uint32_t pick = 0;
+	enum engine_state st = engine_next(e, &pick);
+	size_t np;
+
+	if (st != ENGINE_TEST && st != ENGINE_VERIFY) {
+		out->found = st == ENGINE_FOUND;
+		out->culprit = pick;
+		return 0;
+	}
+	np = engine_next_many(e, picks, w < 16 ? w : 16);
+	if (np == 0) {
+		picks[0] = pick;
+		np = 1;
+	}
+	return np;
+}
+
 int sim_bisect(struct sim_result *out, const struct sim_dag *d,
 	       uint32_t culprit, double q, double p0, size_t w,
 	       double confidence, unsigned runs, uint64_t *rng)
 {
 	uint8_t *bad = oracle(d, culprit);
 	struct engine *e = NULL;
-	uint32_t pick, picks[16];
+	uint32_t picks[16];
 	unsigned f = 0, k;
 	size_t i;
 	int rc;
@@ -150,19 +175,10 @@ int sim_bisect(struct sim_result *out, const struct sim_dag *d,
 		goto out;
 	}
 	for (;;) {
-		enum engine_state st = engine_next(e, &pick);
-		size_t np;
+		size_t np = next_picks(e, out, picks, w);
 
-		if (st != ENGINE_TEST && st != ENGINE_VERIFY) {
-			out->found = st == ENGINE_FOUND;
-			out->culprit = pick;
+		if (np == 0)
 			break;
-		}
-		np = engine_next_many(e, picks, w < 16 ? w : 16);
-		if (np == 0) {
-			picks[0] = pick;
-			np = 1;
-		}
 		for (i = 0; i < np; i++) {
 			unsigned n = confidence > 0 ? 1 : runs;
 			unsigned x = run(bad, picks[i], n, q, p0, rng);
@@ -182,6 +198,75 @@ int sim_bisect(struct sim_result *out, const struct sim_dag *d,
 		out->confidence =
 			out->found ? engine_probability(e, out->culprit) : 0;
 out:
+	engine_free(e);
+	free(bad);
+	return 0;
+fail:
+	engine_free(e);
+	free(bad);
+	return err_set(ERR_NOMEM, "out of memory");
+}
+
+double sim_normal(uint64_t *rng)
+{
+	double u = sim_uniform(rng), v = sim_uniform(rng);
+
+	return sqrt(-2 * log(u > 0 ? u : 1e-300)) * cos(2 * M_PI * v);
+}
+
+static double metric_value(const uint8_t *bad, int64_t c,
+			   const struct sim_metric *p, uint64_t *rng)
+{
+	double s = sqrt(log1p(p->cv * p->cv));
+	double v = exp(s * sim_normal(rng) - s * s / 2);
+
+	if (c >= 0 && bad[c])
+		v *= 1 + p->shift;
+	if (sim_uniform(rng) < p->outliers)
+		v *= 3;
+	return v;
+}
+
+int sim_metric_bisect(struct sim_result *out, const struct sim_dag *d,
+		      uint32_t culprit, const struct sim_metric *p,
+		      uint64_t *rng)
+{
+	uint8_t *bad = oracle(d, culprit);
+	struct engine *e = NULL;
+	uint32_t picks[16];
+	size_t i, k;
+	double v;
+
+	memset(out, 0, sizeof(*out));
+	if (!bad || engine_new(&e, d->n))
+		goto fail;
+	for (i = 0; i < d->n; i++)
+		for (k = 0; k < d->npar[i]; k++)
+			engine_add_parent(e, (uint32_t)i, d->par[i][k]);
+	if (engine_set_metric(e, 0, p->min_change))
+		goto fail;
+	engine_set_bad(e, 0);
+	engine_set_confidence(e, p->confidence, p->max_runs);
+	for (i = 0; i < 3; i++) {
+		v = metric_value(bad, -1, p, rng);
+		engine_observe_baseline(e, &v, 1);
+	}
+	out->endpoint_runs = 3;
+	out->runs = 3;
+	for (;;) {
+		size_t np = next_picks(e, out, picks, p->w);
+
+		if (np == 0)
+			break;
+		for (i = 0; i < np; i++) {
+			v = metric_value(bad, picks[i], p, rng);
+			engine_observe_values(e, picks[i], &v, 1);
+			out->runs++;
+		}
+		if (out->runs > 100000)
+			break;
+	}
+	out->confidence = out->found ? engine_probability(e, out->culprit) : 0;
 	engine_free(e);
 	free(bad);
 	return 0;

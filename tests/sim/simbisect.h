@@ -45,4 +45,22 @@ int sim_bisect(struct sim_result *out, const struct sim_dag *d,
 	       uint32_t culprit, double q, double p0, size_t w,
 	       double confidence, unsigned runs, uint64_t *rng);
 
+/*
+ * A performance regression: runs of a commit give one value, lognormal
+ * about 1 (before the culprit) or 1 + shift (from it on; a slowdown,
+ * lower is better) with coefficient of variation cv; a share outliers
+ * of the runs give three times their value.  The good endpoint is run 3
+ * times, then the engine (metric mode, min_change 0) asks for runs until
+ * it ends; runs counts all of them.
+ */
+struct sim_metric {
+	double shift, cv, outliers, confidence, min_change;
+	size_t w;
+	unsigned long max_runs;
+};
+int sim_metric_bisect(struct sim_result *out, const struct sim_dag *d,
+		      uint32_t culprit, const struct sim_metric *p,
+		      uint64_t *rng);
+double sim_normal(uint64_t *rng);
+
 #endif
