@@ -461,8 +461,9 @@ static int check_parents(struct plan *p, const char *hex,
  * it again, or revert_why says why not).  Without noise one failure
  * rejects the culprit, and it passes after as many runs as a commit
  * failing at rate q1 would need to show a failure at the confidence.
- * With noise its runs must say "before" or "after" at the confidence,
- * within NOISY_CHECK_RUNS runs.
+ * With noise its runs must say "before" or "after" at the confidence
+ * (two failures at least for "after": one is what a good commit may
+ * show), within NOISY_CHECK_RUNS runs.
  */
 static int judge_revert(const struct cstat *cs, const struct rates *r,
 			struct verification *v)
@@ -484,7 +485,7 @@ static int judge_revert(const struct cstat *cs, const struct rates *r,
 		return cs->passes >= need_runs;
 	}
 	after = after_probability(cs->fails, cs->passes, r->q0, r->q1);
-	if (n > 0 && after >= r->conf)
+	if (cs->fails >= 2 && after >= r->conf)
 		return -1;
 	if (n > 0 && 1 - after >= r->conf)
 		return 1;
@@ -510,8 +511,9 @@ static int verify_culprit(struct plan *p, struct engine *e, uint32_t pick,
 	memset(v, 0, sizeof(*v));
 	if (!sp->recipe || sp->confidence <= 0)
 		return 1;
-	/* failures seen before the culprit: good commits fail too */
-	if (engine_failures_before(e, pick) > 0) {
+	/* an intermittent failure, or failures seen before the culprit:
+	 * a good commit may fail too */
+	if (engine_is_noisy(e) || engine_failures_before(e, pick) > 0) {
 		r.noisy = 1;
 		r.q0 = engine_failure_rate_before(e);
 	}
