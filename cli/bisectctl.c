@@ -88,9 +88,7 @@ static const struct command {
 	  "      --max-runs runs (default 300), then ambiguous.",
 	  "bisectctl run --repo . --good v1.0 --bad HEAD -- make check\n"
 	  "bisectctl run --repo . --good v1.0 --bad HEAD --confidence 0.9 \\\n"
-	  "    --json report.json -- ./flaky-test.sh\n"
-	  "bisectctl run --repo . --good v1.0 --bad HEAD --metric t \\\n"
-	  "    --min-change 5% -- ./bench.sh\n" },
+	  "    --json report.json -- ./flaky-test.sh\n" },
 	{ "bisect", cmd_bisect,
 	  "bisect [--repo DIR] --good REV [--good REV]... --bad REV\n"
 	  "      --recipe NAME [--test SCRIPT] [--runs N] [--json FILE]\n"
