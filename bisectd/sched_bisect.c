@@ -74,8 +74,9 @@ static int need_bad_endpoint(struct plan *p)
 /*
  * A good endpoint with a confidence: the target failure may show on good
  * commits too, so one failure does not end the job.  It is run again
- * until it passed once; only a good commit that never passes in
- * endpoint-runs runs is bad.  Its runs go to the engine, as p0's.
+ * until it passed once; a good commit that fails three times without a
+ * pass (or endpoint-runs times, if fewer) is bad.  Its runs go to the
+ * engine, as p0's.
  */
 static int need_good_endpoint(struct plan *p, const char *hex)
 {
@@ -87,7 +88,9 @@ static int need_good_endpoint(struct plan *p, const char *hex)
 		sched_commit_status(p, hex, &cs);
 		if (cs.passes)
 			return VERDICT_GOOD;
-		if (cs.fails >= (unsigned)sp->endpoint_runs)
+		/* as the bad endpoint's: three failures in a row are no
+		 * good commit's now and then */
+		if (cs.fails >= 3 || cs.fails >= (unsigned)sp->endpoint_runs)
 			return VERDICT_BAD;
 		if (cs.verdict == VERDICT_SKIP)
 			return VERDICT_SKIP;
@@ -163,14 +166,6 @@ static int plan_checks(struct plan *p, char goods[][GU_HEXSZ + 1],
 				return v;
 			if (v == 0)
 				waiting = 1;
-			else if (v != VERDICT_GOOD && sp->confidence > 0 &&
-				 v == VERDICT_BAD)
-				return sched_end_failed(
-					p,
-					"the good commit %.12s does not pass "
-					"in %d runs%s",
-					sp->good[i], sp->endpoint_runs,
-					sched_why_of(p, sp->good[i]));
 			else if (v != VERDICT_GOOD)
 				return sched_end_failed(
 					p,
