@@ -158,7 +158,14 @@ static int make_env(const struct step_spec *s, const char *src,
 	char jobs[32], *t = strdup(targets), *tok, *save = NULL;
 	char *ccenv = ccache_dir_env(),
 	     *basedir = ccache_basedir_env(src, build),
-	     *map = basedir ? macro_map_arg(src, build) : NULL;
+	     *map = basedir ? macro_map_arg(src, build) : NULL,
+	     /* distcc's locks and state: in a sandbox, the build user's
+	      * out/, the only part of the work directory it may write */
+		     *ddir = s->sandbox && hs && !hs->icecc
+				     ? util_fmt("DISTCC_DIR=%s/" SANDBOX_OUT
+						"/distcc",
+						s->work_dir)
+				     : NULL;
 	char net[4200];
 	const char *env[8] = { NULL };
 	int ccache = util_in_path("ccache");
@@ -181,7 +188,9 @@ static int make_env(const struct step_spec *s, const char *src,
 			extra_env,
 			hs ? hs->env[0] : NULL,
 			hs ? hs->env[1] : NULL,
-			hs ? hs->env[2] : NULL,
+			ddir ? ddir
+			: hs ? hs->env[2]
+			     : NULL,
 			hs && ccache ? (hs->icecc ? "CCACHE_PREFIX=icecc"
 						  : "CCACHE_PREFIX=distcc")
 				     : NULL
@@ -237,6 +246,7 @@ out:
 	free(ccenv);
 	free(basedir);
 	free(map);
+	free(ddir);
 	return rc;
 }
 
