@@ -292,8 +292,12 @@ int sandbox_argv(const char **argv, size_t *n, const char *work_dir,
 				 .build = 1,
 				 .user = builder.uid ? &builder : NULL,
 				 .netns = netns };
-	char *out = util_fmt("%s/" SANDBOX_OUT, work_dir);
-	int rc = out ? util_mkdir_p(out) : err_set(ERR_NOMEM, "out of memory");
+	char *out = util_fmt("%s/" SANDBOX_OUT, work_dir),
+	     *dd = util_fmt("%s/" SANDBOX_OUT "/distcc", work_dir);
+	/* out/distcc: distcc's locks and state (pipeline.c), which distcc
+	 * does not make itself */
+	int rc = out && dd ? util_mkdir_p(dd)
+			   : err_set(ERR_NOMEM, "out of memory");
 
 	if (!rc && (builder.uid || geteuid() == 0)) {
 		/* the build's user (outside any user namespace: a real one,
@@ -315,6 +319,7 @@ int sandbox_argv(const char **argv, size_t *n, const char *work_dir,
 			rc = util_chown_tree(cd, "tenant", uid, gid);
 	}
 	free(out);
+	free(dd);
 	if (!rc)
 		*n = sandbox_words(argv, &w);
 	return rc;
