@@ -162,8 +162,7 @@ static int make_env(const struct step_spec *s, const char *src,
 	     /* distcc's locks and state: in a sandbox, the build user's
 	      * out/, the only part of the work directory it may write */
 		     *ddir = s->sandbox && hs && !hs->icecc
-				     ? util_fmt("DISTCC_DIR=%s/" SANDBOX_OUT
-						"/distcc",
+				     ? util_fmt("DISTCC_DIR=%s/" SANDBOX_DISTCC,
 						s->work_dir)
 				     : NULL;
 	char net[4200];

@@ -293,7 +293,7 @@ int sandbox_argv(const char **argv, size_t *n, const char *work_dir,
 				 .user = builder.uid ? &builder : NULL,
 				 .netns = netns };
 	char *out = util_fmt("%s/" SANDBOX_OUT, work_dir),
-	     *dd = util_fmt("%s/" SANDBOX_OUT "/distcc", work_dir);
+	     *dd = util_fmt("%s/" SANDBOX_DISTCC, work_dir);
 	/* out/distcc: distcc's locks and state (pipeline.c), which distcc
 	 * does not make itself */
 	int rc = out && dd ? util_mkdir_p(dd)

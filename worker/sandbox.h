@@ -23,6 +23,8 @@
 /* The one directory of a work directory that its build writes, and the
  * image that the worker copies out of it to boot. */
 #define SANDBOX_OUT "out"
+/* distcc's locks and state in a sandboxed build: the build user's */
+#define SANDBOX_DISTCC SANDBOX_OUT "/distcc"
 #define SANDBOX_IMAGE "image"
 int sandbox_argv(const char **argv, size_t *n, const char *work_dir,
 		 const char *netns);
