@@ -386,10 +386,6 @@ static int requested(const struct job_spec *spec)
 	if (spec->releases_job || spec->answers)
 		return err_set(ERR_INPUT, "'%s' is set by bisectd only",
 			       spec->answers ? "answers" : "releases_job");
-	if (spec->metric_name)
-		return err_set(ERR_INPUT, "'metric' bisections run in "
-					  "bisectctl run --metric for now, "
-					  "not in bisectd");
 	return 0;
 }
 

@@ -1,0 +1,106 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# A metric bisection through bisectd: a 20% slowdown planted at a known
+# commit of a generated history, measured with 3% noise by a command
+# that prints "bisect-metric: t VALUE ms", bisected by a worker on
+# loopback; the job's culprit, its outcome and reports (text and JSON,
+# as bisectctl run --metric prints them), and the requests refused
+# with 422 and one line.
+. "$(dirname "$0")/../lib.sh"
+. "$TOP/tests/daemon-lib.sh"
+
+repo=$SCRATCH/repo
+eval "$("$TOP/tests/fixtures/mkrepo.sh" "$repo" 11 120)"
+# the noise from a counter in the checkout (a worker's command may
+# write there only; untracked files stay from step to step)
+bench='n=$(cat .count 2>/dev/null || echo 0); echo $((n + 1)) > .count
+base=10; [ -f regression ] && base=12
+awk -v b="$base" -v s="$n" '"'"'BEGIN { srand(s + 7); u = rand(); v = rand();
+	if (u < 1e-9) u = 1e-9
+	z = sqrt(-2 * log(u)) * cos(6.2831853 * v)
+	printf "bisect-metric: t %.4f ms\n", b * (1 + 0.03 * z) }'"'"'
+echo "bisect-metric: other 1"'
+printf '%s\n' "$bench" > "$SCRATCH/bench.sh"
+chmod +x "$SCRATCH/bench.sh"
+
+make_tokens
+start_bisectd
+start_worker w1
+
+metric_job() {
+	bisect_job "$repo" "$GOOD" "$BAD" "$bench" "$1"
+}
+
+# --- refused: 422 and one line naming the field -------------------------
+refused() {
+	code=$(api POST jobs "$(metric_job "$1")" "$STOKEN")
+	want=$3
+	check "$2: 422 ($(jq -r .error "$SCRATCH/body"))" \
+		'[ "$code" = 422 ] && [ "$(jq -r .error "$SCRATCH/body" | wc -l)" = 1 ] &&
+		 jq_true "$SCRATCH/body" ".error | contains(\"$want\")"'
+}
+refused '{metric: {name: "a b"}}' "a bad name" "field 'metric.name' must be"
+refused '{metric: {name: "t", direction: "up"}}' "a bad direction" \
+	"field 'metric.direction' must be"
+refused '{metric: {name: "t", min_change: 1.5}}' "a min_change of 1.5" \
+	"field 'metric.min_change' must be a fraction"
+refused '{metric: {name: "t", unit: "ms"}}' "an unknown key" \
+	"unknown field 'metric.unit'"
+refused '{metric: {name: "t"}, confidence: 0}' "a confidence of 0" \
+	"values need a probability"
+refused '{metric: {name: "t"}, failure: "boom"}' "with failure" \
+	"'failure' does not go with 'metric'"
+refused '{metric: "t"}' "not an object" "field 'metric' must be an object"
+
+# --- the API: a job found ------------------------------------------------
+id=$(submit "$(metric_job '{metric: {name: "t", min_change: 0.05}}')")
+check "the metric job was taken ($id)" '[ -n "$id" ] && [ "$id" != null ]'
+wait_job "$id" 180
+check "the job finds the planted culprit" \
+	jq_true "$SCRATCH/job" ".state == \"done\" and .result == \"found\" and
+		.culprit == \"$CULPRIT\""
+check "job: confidence reached and verified" \
+	jq_true "$SCRATCH/job" '.confidence >= 0.95 and .verified == true and
+		.target_confidence == 0.95'
+api GET "jobs/$id/report.json" > /dev/null
+cp "$SCRATCH/body" "$SCRATCH/r.json"
+check "json: metric, direction, min_change" jq_true "$SCRATCH/r.json" \
+	'.metric.metric == "t" and .metric.direction == "lower-is-better" and
+	 .metric.min_change == 0.05 and .metric.result == "found"'
+check "json: medians before about 10 and after about 12" \
+	jq_true "$SCRATCH/r.json" \
+	'.metric.summary.median_before > 9.5 and .metric.summary.median_before < 10.5 and
+	 .metric.summary.median_after > 11.4 and .metric.summary.median_after < 12.6'
+check "json: the change's interval holds +20%" jq_true "$SCRATCH/r.json" \
+	'.metric.summary.change_low < 0.2 and .metric.summary.change_high > 0.2'
+check "json: the culprit's values against its parents'" \
+	jq_true "$SCRATCH/r.json" \
+	'.metric.verification.culprit as $c | $c.values >= 5 and
+	 (.metric.verification.parents | length) >= 1 and
+	 all(.metric.verification.parents[]; .values >= 5 and .median < $c.median)'
+check "json: each tested commit's values, before and after told apart" \
+	jq_true "$SCRATCH/r.json" \
+	'(.metric.commits | length) >= 3 and
+	 all(.metric.commits[]; (.value_list | length) == .values and .median > 0) and
+	 any(.metric.commits[]; .after == true) and any(.metric.commits[]; .after == false)'
+check "json: the baseline ran 3 times" jq_true "$SCRATCH/r.json" \
+	'[.steps[] | select(.role == "endpoint")] | length == 3'
+api GET "jobs/$id/report.txt" > /dev/null
+cp "$SCRATCH/body" "$SCRATCH/r.txt"
+short=$(printf %.12s "$CULPRIT")
+check "text: the culprit after the heading" \
+	'grep -A1 "^first bad commit (metric t):" "$SCRATCH/r.txt" | grep -q "$short"'
+check "text: medians and the change with its interval" \
+	grep -Eq '^median before [0-9.]+, after [0-9.]+: \+[0-9.]+% \(95% interval \+[0-9.]+% to \+[0-9.]+%\)$' "$SCRATCH/r.txt"
+check "text: values each side, verification, medians per commit" \
+	'grep -Eq "^runs: [0-9]+ values before, [0-9]+ after$" "$SCRATCH/r.txt" &&
+	 grep -A2 "^verification:" "$SCRATCH/r.txt" | grep -q "^  parent " &&
+	 grep -A1 "^medians per commit" "$SCRATCH/r.txt" | grep -q "^  good [0-9.]* (baseline)"'
+
+# --- a metric with no value: the job fails, saying so ---------------------
+id=$(submit "$(metric_job '{metric: {name: "missing"}}')")
+wait_job "$id" 120
+check "no value of the metric on the good commit: failed, saying why" \
+	jq_true "$SCRATCH/job" '.state == "failed" and
+		(.reason | contains("gave no value of \u0027missing\u0027"))'
+done_testing
