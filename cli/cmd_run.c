@@ -107,8 +107,6 @@ static const char *metric_conflict(const struct common *c, int network, int dir,
 					  "--higher-is-better and --min-change "
 					  "need --metric NAME"
 					: NULL;
-	if (ctl_server)
-		return "--metric runs here, not with --server";
 	if (c->confidence == 0)
 		return "--metric needs a confidence from 0.5 to below 1 "
 		       "(default 0.95), not 0: values need a probability";
@@ -119,6 +117,29 @@ static const char *metric_conflict(const struct common *c, int network, int dir,
 	return NULL;
 }
 
+/* --metric with --server: the job's "metric" object, sent to bisectd. */
+static int remote_metric(const struct common *c, const struct metric_opts *mo,
+			 char **argv)
+{
+	struct job_spec spec;
+	int rc = ctl_remote_spec(&spec, "bisect", c, NULL), status;
+
+	if (!rc) {
+		spec.command = shell_join(argv);
+		spec.metric_name = strdup(mo->name);
+		spec.metric_higher = mo->higher;
+		spec.metric_min_change = mo->min_change;
+		spec.confidence = c->confidence > 0 ? c->confidence : 0.95;
+		spec.check_endpoints = 0;
+		if (!spec.command || !spec.metric_name)
+			rc = err_set(ERR_NOMEM, "out of memory");
+	}
+	status = rc ? ctl_fail(rc)
+		    : remote_run(ctl_server, ctl_token, &spec, c->json, stderr);
+	job_spec_release(&spec);
+	return status;
+}
+
 static int run_metric(const struct common *c, struct metric_opts *mo,
 		      char **argv)
 {
@@ -126,6 +147,8 @@ static int run_metric(const struct common *c, struct metric_opts *mo,
 
 	if (!c->bad || !c->ngoods)
 		return ctl_usage_error("need --bad and at least one --good");
+	if (ctl_server)
+		return remote_metric(c, mo, argv);
 	mo->repo_path = c->repo_path;
 	mo->bad = c->bad;
 	mo->goods = c->goods;

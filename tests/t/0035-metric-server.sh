@@ -4,8 +4,8 @@
 # commit of a generated history, measured with 3% noise by a command
 # that prints "bisect-metric: t VALUE ms", bisected by a worker on
 # loopback; the job's culprit, its outcome and reports (text and JSON,
-# as bisectctl run --metric prints them), and the requests refused
-# with 422 and one line.
+# as bisectctl run --metric prints them), bisectctl run --metric
+# --server, and the requests refused with 422 and one line.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/daemon-lib.sh"
 
@@ -96,6 +96,22 @@ check "text: values each side, verification, medians per commit" \
 	'grep -Eq "^runs: [0-9]+ values before, [0-9]+ after$" "$SCRATCH/r.txt" &&
 	 grep -A2 "^verification:" "$SCRATCH/r.txt" | grep -q "^  parent " &&
 	 grep -A1 "^medians per commit" "$SCRATCH/r.txt" | grep -q "^  good [0-9.]* (baseline)"'
+
+# --- bisectctl run --metric --server -------------------------------------
+expect_exit 0 "bisectctl run --metric --server finds it" \
+	env BISECTD_TOKEN="$STOKEN" "$BISECTCTL" --server "$URL" run \
+	--repo "$repo" --good "$GOOD" --bad "$BAD" --metric t \
+	--min-change 5% --json "$SCRATCH/s.json" -- sh -c "$bench"
+check "its JSON report names the culprit, from the metric sent" \
+	jq_true "$SCRATCH/s.json" ".first_bad == \"$CULPRIT\" and
+		.metric.metric == \"t\" and .metric.min_change == 0.05"
+check "it printed the report's medians per commit" \
+	grep -q "^medians per commit" "$SCRATCH/out"
+expect_exit 2 "--server, --metric and --confidence 0: exit 2" \
+	env BISECTD_TOKEN="$STOKEN" "$BISECTCTL" --server "$URL" run \
+	--repo "$repo" --good "$GOOD" --bad "$BAD" --metric t \
+	--confidence 0 -- sh -c "$bench"
+check "and says why on stderr" grep -q "values need a probability" "$SCRATCH/err"
 
 # --- a metric with no value: the job fails, saying so ---------------------
 id=$(submit "$(metric_job '{metric: {name: "missing"}}')")
