@@ -44,6 +44,7 @@ struct tally {
 	unsigned long runs, skips;	   /* every run, those without value */
 	int pending;			   /* a step queued or leased */
 	char why[256];			   /* the last skip's title */
+	char unit[17];			   /* the first step's with one */
 };
 
 static int is_baseline(const struct plan *p, const struct store_step *st)
@@ -69,6 +70,8 @@ static void observe(struct plan *p, struct engine *e, struct tally *t,
 	if (!is_baseline(p, st) && !gu_oid_parse(&oid, st->hex))
 		idx = gu_graph_find(&p->jc->graph, &oid);
 	t->runs++;
+	if (!t->unit[0])
+		memcpy(t->unit, r.unit, sizeof(t->unit));
 	if (!r.nvalues) {
 		t->skips++;
 		snprintf(t->why, sizeof(t->why), "%s", r.title ? r.title : "");
@@ -150,7 +153,7 @@ static char *outcome_json(struct plan *p, struct engine *e,
 {
 	const struct job_spec *sp = &p->jc->spec;
 	const struct mreport_opts o = { .name = sp->metric_name,
-					.unit = "",
+					.unit = t->unit,
 					.higher = sp->metric_higher,
 					.min_change = sp->metric_min_change,
 					.confidence = sp->confidence,

@@ -229,6 +229,8 @@ json_t *step_result_json(const struct step_result *st)
 		for (i = 0; i < st->nvalues; i++)
 			json_array_append_new(a, json_real(st->values[i]));
 		json_object_set_new(o, "values", a);
+		if (*st->unit)
+			json_object_set_new(o, "unit", json_string(st->unit));
 	}
 	if (st->releases) {
 		json_t *r = json_loads(st->releases, 0, NULL);
@@ -345,6 +347,38 @@ static void parse_values(struct step_result *st, json_t *a)
 	}
 }
 
+/* A unit as a measurement has one: 1 to 16 printable ASCII, no blank. */
+static int unit_ok(const char *u)
+{
+	size_t i;
+
+	for (i = 0; u[i]; i++)
+		if (u[i] <= ' ' || u[i] > '~')
+			return 0;
+	return i > 0 && i <= MEASURE_UNIT_MAX;
+}
+
+/* The unit of the first measurement of name in text. */
+static void first_unit(char unit[17], const char *text, size_t len,
+		       const char *name)
+{
+	const char *p = text, *end = text + len;
+	struct measure me;
+
+	*unit = '\0';
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (measure_parse_line(&me, p, l) == 1 &&
+		    !strcmp(me.name, name)) {
+			snprintf(unit, 17, "%s", me.unit);
+			return;
+		}
+		p += l + 1;
+	}
+}
+
 int step_result_measure(struct step_result *st, const char *text, size_t len,
 			const char *name)
 {
@@ -380,6 +414,7 @@ int step_result_measure(struct step_result *st, const char *text, size_t len,
 	}
 	st->values = v;
 	st->nvalues = n;
+	first_unit(st->unit, text, len, name);
 	return 0;
 skip:
 	free(v);
@@ -440,6 +475,10 @@ int step_result_parse(struct step_result *st, const char *json)
 	if (json_is_string(v) && strlen(json_string_value(v)) == 64)
 		memcpy(st->image_sha256, json_string_value(v), 65);
 	parse_values(st, json_object_get(o, "values"));
+	v = json_object_get(o, "unit");
+	if (json_is_string(v) && unit_ok(json_string_value(v)))
+		snprintf(st->unit, sizeof(st->unit), "%s",
+			 json_string_value(v));
 	accel = dup_field(o, "accel");
 	st->accel = !accel ? NULL : !strcmp(accel, "kvm") ? "kvm" : "tcg";
 	free(accel);

@@ -77,6 +77,7 @@ struct step_result {
 	 * the runs printed, in order (none: NULL, 0) */
 	double *values;
 	size_t nvalues;
+	char unit[17]; /* of the first value ("" for none) */
 };
 
 /* Free what a step owns (its strings), not the step itself. */

@@ -66,6 +66,7 @@ api GET "jobs/$id/report.json" > /dev/null
 cp "$SCRATCH/body" "$SCRATCH/r.json"
 check "json: metric, direction, min_change" jq_true "$SCRATCH/r.json" \
 	'.metric.metric == "t" and .metric.direction == "lower-is-better" and
+	 .metric.unit == "ms" and
 	 .metric.min_change == 0.05 and .metric.result == "found"'
 check "json: medians before about 10 and after about 12" \
 	jq_true "$SCRATCH/r.json" \
@@ -91,11 +92,11 @@ short=$(printf %.12s "$CULPRIT")
 check "text: the culprit after the heading" \
 	'grep -A1 "^first bad commit (metric t):" "$SCRATCH/r.txt" | grep -q "$short"'
 check "text: medians and the change with its interval" \
-	grep -Eq '^median before [0-9.]+, after [0-9.]+: \+[0-9.]+% \(95% interval \+[0-9.]+% to \+[0-9.]+%\)$' "$SCRATCH/r.txt"
+	grep -Eq '^median before [0-9.]+ ms, after [0-9.]+ ms: \+[0-9.]+% \(95% interval \+[0-9.]+% to \+[0-9.]+%\)$' "$SCRATCH/r.txt"
 check "text: values each side, verification, medians per commit" \
 	'grep -Eq "^runs: [0-9]+ values before, [0-9]+ after$" "$SCRATCH/r.txt" &&
 	 grep -A2 "^verification:" "$SCRATCH/r.txt" | grep -q "^  parent " &&
-	 grep -A1 "^medians per commit" "$SCRATCH/r.txt" | grep -q "^  good [0-9.]* (baseline)"'
+	 grep -A1 "^medians per commit" "$SCRATCH/r.txt" | grep -q "^  good [0-9.]* ms (baseline)"'
 
 # --- bisectctl run --metric --server -------------------------------------
 expect_exit 0 "bisectctl run --metric --server finds it" \

@@ -144,6 +144,7 @@ static void test_step__metric_values(void **state)
 	assert_int_equal(step_result_parse(&back, json), 0);
 	assert_int_equal(back.nvalues, 2);
 	assert_true(back.values[0] == 10.5 && back.values[1] == 11);
+	assert_string_equal(back.unit, "ms");
 	step_result_release(&back);
 	free(json);
 	/* no value of the name: a skip, saying so */
