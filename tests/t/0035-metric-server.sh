@@ -98,6 +98,17 @@ check "text: values each side, verification, medians per commit" \
 	 grep -A2 "^verification:" "$SCRATCH/r.txt" | grep -q "^  parent " &&
 	 grep -A1 "^medians per commit" "$SCRATCH/r.txt" | grep -q "^  good [0-9.]* ms (baseline)"'
 
+# --- the web page: each tested commit's values, before and after apart ----
+browse "/jobs/$id" metric
+nvalues=$(jq '[.metric.commits[].values] | add + 3' "$SCRATCH/r.json")
+dots=$(grep -o '<circle[^>]*class="strip [a-z]*"' "$SCRATCH/metric.html" | wc -l)
+check "the strip has a dot per value, the baseline's too ($dots of $nvalues)" \
+	[ "$dots" -eq "$nvalues" ]
+check "values with the culprit told apart from those without" \
+	'grep -q "class=\"strip after\"" "$SCRATCH/metric.html" &&
+	 grep -q "class=\"strip before\"" "$SCRATCH/metric.html" &&
+	 grep -q "class=\"median after\"" "$SCRATCH/metric.html"'
+
 # --- bisectctl run --metric --server -------------------------------------
 expect_exit 0 "bisectctl run --metric --server finds it" \
 	env BISECTD_TOKEN="$STOKEN" "$BISECTCTL" --server "$URL" run \
