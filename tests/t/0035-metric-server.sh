@@ -125,6 +125,42 @@ expect_exit 2 "--server, --metric and --confidence 0: exit 2" \
 	--confidence 0 -- sh -c "$bench"
 check "and says why on stderr" grep -q "values need a probability" "$SCRATCH/err"
 
+# --- kernel mode: bisectctl bisect --metric (no kernel is built here) ----
+expect_exit 2 "bisect --metric with a bad name: exit 2" \
+	"$BISECTCTL" bisect --repo "$repo" --good "$GOOD" --bad "$BAD" \
+	--recipe tiny --metric "a b"
+one_line_error "--metric needs a name of letters, digits and _.:/-, not 'a b'"
+expect_exit 2 "bisect --metric --confidence 0: exit 2" \
+	"$BISECTCTL" bisect --repo "$repo" --good "$GOOD" --bad "$BAD" \
+	--recipe tiny --metric t --confidence 0
+check "and says why" grep -q "values need a probability" "$SCRATCH/err"
+expect_exit 2 "bisect --min-change without --metric: exit 2" \
+	"$BISECTCTL" bisect --repo "$repo" --good "$GOOD" --bad "$BAD" \
+	--recipe tiny --min-change 5%
+check "and says why" grep -q "need --metric NAME" "$SCRATCH/err"
+# with --server, the request carries the metric (no worker has the
+# recipe: the job waits, and is cancelled)
+env BISECTD_TOKEN="$STOKEN" "$BISECTCTL" --server "$URL" bisect \
+	--repo "$repo" --good "$GOOD" --bad "$BAD" --recipe tiny \
+	--metric boot_ms --higher-is-better --min-change 10% \
+	> "$SCRATCH/k.out" 2>&1 &
+kpid=$!
+PIDS="$PIDS $kpid"
+kid=""
+for _ in $(seq 50); do
+	api GET "jobs?limit=5" > /dev/null
+	kid=$(jq -r '[.jobs[]? // .[]? | select(.spec.recipe? == "tiny" or .recipe? == "tiny") | .id][0] // empty' "$SCRATCH/body" 2>/dev/null)
+	[ -n "$kid" ] && break
+	sleep 0.2
+done
+api GET "jobs/$kid" > /dev/null
+check "bisect --metric --server sends the metric object ($kid)" \
+	jq_true "$SCRATCH/body" '.spec.metric.name == "boot_ms" and
+		.spec.metric.direction == "higher" and .spec.metric.min_change == 0.1 and
+		.spec.confidence == 0.95'
+api POST "jobs/$kid/cancel" '' "$STOKEN" > /dev/null
+kill "$kpid" 2>/dev/null
+
 # --- a metric with no value: the job fails, saying so ---------------------
 id=$(submit "$(metric_job '{metric: {name: "missing"}}')")
 wait_job "$id" 120
