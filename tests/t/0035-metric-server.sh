@@ -24,6 +24,8 @@ printf '%s\n' "$bench" > "$SCRATCH/bench.sh"
 chmod +x "$SCRATCH/bench.sh"
 
 make_tokens
+mkdir -p "$SCRATCH/hooks"
+start_sink hooks 0
 start_bisectd
 start_worker w1
 
@@ -53,7 +55,9 @@ refused '{metric: {name: "t"}, failure: "boom"}' "with failure" \
 refused '{metric: "t"}' "not an object" "field 'metric' must be an object"
 
 # --- the API: a job found ------------------------------------------------
-id=$(submit "$(metric_job '{metric: {name: "t", min_change: 0.05}}')")
+api GET stats > /dev/null
+check "stats before: no bisection" jq_true "$SCRATCH/body" '.bisections == 0'
+id=$(submit "$(metric_job "{metric: {name: \"t\", min_change: 0.05}, callback: \"$HOOK\"}")")
 check "the metric job was taken ($id)" '[ -n "$id" ] && [ "$id" != null ]'
 wait_job "$id" 180
 check "the job finds the planted culprit" \
@@ -62,6 +66,12 @@ check "the job finds the planted culprit" \
 check "job: confidence reached and verified" \
 	jq_true "$SCRATCH/job" '.confidence >= 0.95 and .verified == true and
 		.target_confidence == 0.95'
+check "the webhook was delivered with the culprit" \
+	wait_for "$SCRATCH/hooks/hook-1.json" "\"culprit\":\"$CULPRIT\"" 30
+api GET stats > /dev/null
+# (a history without MAINTAINERS: counted, in no subsystem, as any)
+check "the stats count the verified bisection like others" \
+	jq_true "$SCRATCH/body" '.bisections == 1'
 api GET "jobs/$id/report.json" > /dev/null
 cp "$SCRATCH/body" "$SCRATCH/r.json"
 check "json: metric, direction, min_change" jq_true "$SCRATCH/r.json" \
