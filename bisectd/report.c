@@ -22,6 +22,7 @@
 #include "digest.h"
 #include "maintrepo.h"
 #include "mbox.h"
+#include "mreport.h"
 #include "util.h"
 #include "report.h"
 
@@ -131,7 +132,7 @@ static void put_outcome(json_t *o, const char *outcome)
 		"confidence",	       "target_confidence", "failure_rate",
 		"failure_rate_before", "intermittent",	    "verified",
 		"verification",	       "other_failures",    "checks",
-		"target_failure",      "rejected"
+		"target_failure",      "rejected",	    "metric"
 	};
 	json_t *x = outcome ? json_loads(outcome, 0, NULL) : NULL;
 	size_t i;
@@ -231,6 +232,12 @@ static void text_outcome(struct buf *b, const struct session *s)
 		buf_puts(b, "\n");
 	}
 	text_other_failures(b, json_object_get(x, "other_failures"));
+	if (json_is_object(json_object_get(x, "metric"))) {
+		/* a performance regression: bisectctl run --metric's report */
+		mreport_text(b, json_object_get(x, "metric"));
+		json_decref(x);
+		return;
+	}
 	if (s->state != ENGINE_FOUND)
 		json_array_foreach(json_object_get(x, "candidates"), i, c)
 			buf_printf(
@@ -404,6 +411,10 @@ int report_text(struct buf *b, const struct session *s,
 					       "verification",
 			      0);
 		buf_puts(b, "\n");
+		text_outcome(b, s);
+	} else if (s->outcome && strstr(s->outcome, "\"metric\":{")) {
+		buf_puts(b, "ambiguous: no commit's values reached the "
+			    "confidence\n");
 		text_outcome(b, s);
 	} else if (s->outcome && strstr(s->outcome, "\"intermittent\":true")) {
 		buf_puts(b, "ambiguous: the confidence was not reached; the "

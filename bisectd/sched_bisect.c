@@ -248,6 +248,22 @@ static int load_graph(struct plan *p, char goods[][GU_HEXSZ + 1], size_t n)
 	return 0;
 }
 
+int sched_graph_ready(struct plan *p, char goods[][GU_HEXSZ + 1], size_t n)
+{
+	int rc;
+
+	if (load_graph(p, goods, n))
+		return ERR_INFRA;
+	if (p->jc->graph.n == 0) {
+		rc = sched_end_failed(p, "the bad commit is reachable from a "
+					 "good commit: nothing to bisect");
+		return rc < 0 ? rc : 1;
+	}
+	rc = store_job_set_candidates(p->s->store, p->jc->id,
+				      (long long)p->jc->graph.n);
+	return rc;
+}
+
 static int is_good_endpoint(const struct plan *p, const char *hex)
 {
 	size_t i;
@@ -266,6 +282,8 @@ struct engine *sched_make_engine(struct plan *p)
 	size_t i;
 	long idx;
 
+	if (p->jc->spec.metric_name)
+		return sched_metric_engine(p, NULL);
 	if (engine_new(&e, g->n))
 		return NULL;
 	for (i = 0; i < g->nedges; i++)
@@ -710,11 +728,21 @@ static char *outcome_json(struct plan *p, struct engine *e,
 	return out;
 }
 
+int sched_set_outcome(struct plan *p, char *outcome)
+{
+	int rc =
+		outcome ? store_job_set_outcome(p->s->store, p->jc->id, outcome)
+			: err_set(ERR_NOMEM, "out of memory");
+
+	free(outcome);
+	return rc;
+}
+
 static int finish_bisect(struct plan *p, struct engine *e, enum engine_state st,
 			 uint32_t pick, const struct verification *v)
 {
 	const struct gu_graph *g = &p->jc->graph;
-	char hex[GU_HEXSZ + 1], *outcome;
+	char hex[GU_HEXSZ + 1];
 	struct buf why;
 	uint32_t *idx;
 	size_t n, i;
@@ -722,11 +750,7 @@ static int finish_bisect(struct plan *p, struct engine *e, enum engine_state st,
 
 	if (st == ENGINE_NOTHING)
 		return sched_end_failed(p, "no commit left to test");
-	outcome = outcome_json(p, e, st, pick, v);
-	rc = outcome ? store_job_set_outcome(p->s->store, p->jc->id, outcome)
-		     : err_set(ERR_NOMEM, "out of memory");
-	free(outcome);
-	if (rc)
+	if ((rc = sched_set_outcome(p, outcome_json(p, e, st, pick, v))))
 		return rc;
 	if (st == ENGINE_FOUND && verification_failed(v)) {
 		/* not reported as found: the evidence says why */
@@ -939,6 +963,8 @@ int sched_plan_bisect(struct plan *p)
 	size_t ngoods;
 	int rc;
 
+	if (p->jc->spec.metric_name)
+		return sched_plan_metric(p);
 	sched_find_target(p);
 	rc = plan_checks(p, goods, &ngoods);
 	sched_find_target(p); /* the bad endpoint may have just been answered */
@@ -948,15 +974,8 @@ int sched_plan_bisect(struct plan *p)
 		return sched_end_failed(p,
 					"no good commit left after the merge "
 					"base checks");
-	if (load_graph(p, goods, ngoods))
-		return ERR_INFRA;
-	if (p->jc->graph.n == 0)
-		return sched_end_failed(
-			p, "the bad commit is reachable from a good "
-			   "commit: nothing to bisect");
-	if ((rc = store_job_set_candidates(p->s->store, p->jc->id,
-					   (long long)p->jc->graph.n)))
-		return rc;
+	if ((rc = sched_graph_ready(p, goods, ngoods)))
+		return rc < 0 ? rc : 0;
 	while ((rc = plan_round(p)) > 0)
 		; /* a cached verdict changed the candidates: decide again */
 	return rc;

@@ -145,6 +145,17 @@ int sched_get_jobc(struct sched *s, long long id, const char *spec,
 int sched_import_source(struct job_spec *spec, const char *state_dir,
 			double timeout, unsigned long max_mb);
 struct engine *sched_make_engine(struct plan *p);
+/* A metric bisection (sched_metric.c): its engine from the steps (t:
+ * what they hold, or NULL), and its planning. */
+struct tally;
+struct engine *sched_metric_engine(struct plan *p, struct tally *t);
+int sched_plan_metric(struct plan *p);
+/* The bisection's graph between goods and the bad commit, and its
+ * candidates stored: 0, 1 when the job ended (nothing to bisect), < 0. */
+int sched_graph_ready(struct plan *p, char goods[][GU_HEXSZ + 1], size_t n);
+/* Store a bisection's outcome (JSON, or NULL when out of memory: the
+ * error); frees it. */
+int sched_set_outcome(struct plan *p, char *outcome);
 void sched_manual_at(const struct store_step *steps, size_t n,
 		     struct manual_state *m);
 int sched_manual_waits(const struct manual_state *m);

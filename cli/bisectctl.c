@@ -96,6 +96,8 @@ static const struct command {
 	  "      [--confidence P [--max-runs N] [--endpoint-runs N]]\n"
 	  "      [--failure REGEX] [--apply PATCH]... [--mail-from ADDR]\n"
 	  "      [--base-release ABI --flavour FLAVOUR]\n"
+	  "      [--metric NAME [--lower-is-better | --higher-is-better]\n"
+	  "       [--min-change CHANGE]]\n"
 	  "      Bisect a kernel: build and boot each step in QEMU, to a\n"
 	  "      confidence of 0.95 (the culprit verified) unless given\n"
 	  "      another; --confidence 0 is git's bisection.\n"
@@ -105,7 +107,8 @@ static const struct command {
 	  "      from ADDR, as with run.  --base-release builds with the\n"
 	  "      config of Debian's linux-image-ABI-FLAVOUR (fetched with\n"
 	  "      APT) as the recipe's base; test, verify and build take\n"
-	  "      it too.",
+	  "      it too.  --metric bisects a slowdown that the guest test\n"
+	  "      prints as 'bisect-metric: NAME VALUE [UNIT]', as run does.",
 	  "bisectctl bisect --repo ~/linux --good v6.1.170 --bad HEAD "
 	  "--recipe tiny\n"
 	  "bisectctl bisect --repo ~/linux --good v6.1.170 --bad HEAD \\\n"

@@ -275,17 +275,64 @@ int ctl_parse_kernel_args(int argc, char **argv, const struct option *opts,
 	return 0;
 }
 
+/* bisect's own options: --apply and the metric ones. */
+struct bisect_extra {
+	struct patches apply;
+	struct metric_opts mo;
+	int dir, min_given;
+};
+
+static int bisect_opt(int opt, const char *arg, void *payload)
+{
+	struct bisect_extra *x = payload;
+	int r = apply_opt(opt, arg, &x->apply);
+
+	x->min_given |= opt == OPT_MIN_CHANGE;
+	return r ? r : ctl_metric_opt(&x->mo, opt, arg, &x->dir);
+}
+
+/*
+ * --metric NAME: a performance regression, the values printed by the
+ * guest test (bisect-metric: NAME VALUE [UNIT]); the request's "metric".
+ * NULL, or what does not go with it.
+ */
+static const char *metric_spec(struct job_spec *spec,
+			       const struct bisect_extra *x,
+			       const struct common *c)
+{
+	if (!x->mo.name)
+		return x->dir || x->min_given
+			       ? "--lower-is-better, --higher-is-better and "
+				 "--min-change need --metric NAME"
+			       : NULL;
+	if (c->confidence == 0)
+		return "--metric needs a confidence from 0.5 to below 1 "
+		       "(default 0.95), not 0: values need a probability";
+	if (c->failure)
+		return "--metric does not go with --failure";
+	spec->metric_name = strdup(x->mo.name);
+	spec->metric_higher = x->mo.higher;
+	spec->metric_min_change = x->mo.min_change;
+	if (c->confidence < 0)
+		spec->confidence = 0.95;
+	spec->check_endpoints = 0;
+	return spec->metric_name ? NULL : "out of memory";
+}
+
 int cmd_bisect(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		COMMON_LONGOPTS,
 		KERNEL_LONGOPTS,
 		{ "apply", required_argument, NULL, OPT_APPLY },
+		METRIC_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct common c = { .repo_path = ".", .confidence = -1 };
 	struct kernel_opts k = { .runs = 1 };
-	struct patches apply = { 0 };
+	struct bisect_extra x = { 0 };
+	struct patches *const apply_p = &x.apply;
+	const char *conflict;
 	struct report_info ri = { .mode = "bisect" };
 	struct bisect_ctx ctx = { .lock = -1 };
 	struct recipe recipe = { 0 };
@@ -298,25 +345,30 @@ int cmd_bisect(int argc, char **argv)
 	char *out = NULL, *search = NULL;
 	int rc = 0, status, code = 0;
 
-	status = ctl_parse_kernel_args(argc, argv, opts, &c, &k, apply_opt,
-				       &apply, "bisect");
+	status = ctl_parse_kernel_args(argc, argv, opts, &c, &k, bisect_opt, &x,
+				       "bisect");
+	if (!status && (conflict = metric_spec(&spec, &x, &c)))
+		status = ctl_usage_error("%s", conflict);
+	job_spec_release(&spec);
 	if (status) {
-		ctl_release_patches(&apply);
+		ctl_release_patches(apply_p);
 		return status;
 	}
 	if (ctl_server) {
 		if (!k.recipe) {
-			ctl_release_patches(&apply);
+			ctl_release_patches(apply_p);
 			return ctl_usage_error("bisect needs --recipe NAME");
 		}
 		rc = ctl_remote_spec(&spec, "bisect", &c, &k);
 		if (!rc)
-			rc = apply_spec(&spec, &apply);
+			rc = apply_spec(&spec, apply_p);
+		if (!rc && metric_spec(&spec, &x, &c))
+			rc = err_set(ERR_NOMEM, "out of memory");
 		status = rc ? ctl_fail(rc)
 			    : remote_run(ctl_server, ctl_token, &spec, c.json,
 					 stderr);
 		job_spec_release(&spec);
-		ctl_release_patches(&apply);
+		ctl_release_patches(apply_p);
 		return status;
 	}
 	session_init(&s);
@@ -334,8 +386,12 @@ int cmd_bisect(int argc, char **argv)
 	spec.test = ctx.test ? strdup(buf_str(&test)) : NULL;
 	spec.runs = k.runs;
 	spec.check_endpoints = 1;
-	if ((rc = apply_spec(&spec, &apply)))
+	if ((rc = apply_spec(&spec, apply_p)))
 		goto fail;
+	if (metric_spec(&spec, &x, &c)) {
+		rc = err_set(ERR_NOMEM, "out of memory");
+		goto fail;
+	}
 	out = ctl_make_out_dir(c.out);
 	search = recipe_search_path();
 	if (!out || !search || !spec.recipe) {
@@ -365,7 +421,7 @@ out:
 	job_spec_release(&spec);
 	free(known);
 	buf_release(&test);
-	ctl_release_patches(&apply);
+	ctl_release_patches(apply_p);
 	ctl_kernel_release(&ctx, &recipe);
 	gu_close(repo);
 	free(out);

@@ -42,62 +42,6 @@ static char *join_args(char *const *argv)
 
 /* --- metric mode -------------------------------------------------- */
 
-enum { OPT_METRIC = 1000, OPT_LOWER, OPT_HIGHER, OPT_MIN_CHANGE };
-
-/* "5%" or "0.05": a fraction in [0, 1); -1 when it is neither */
-static double parse_min_change(const char *arg)
-{
-	char *end;
-	double x = strtod(arg, &end);
-
-	if (end == arg || !isfinite(x))
-		return -1;
-	if (!strcmp(end, "%"))
-		x /= 100;
-	else if (*end)
-		return -1;
-	return x >= 0 && x < 1 ? x : -1;
-}
-
-/* The metric options; 1 taken, 0 not one of them, -1 bad. */
-static int metric_opt(struct metric_opts *mo, int opt, const char *arg,
-		      int *dir)
-{
-	switch (opt) {
-	case OPT_METRIC:
-		if (!measure_name_ok(arg)) {
-			err_set(ERR_INPUT,
-				"--metric needs a name of letters, digits and "
-				"_.:/-, not '%s'",
-				arg);
-			return -1;
-		}
-		mo->name = arg;
-		return 1;
-	case OPT_LOWER:
-	case OPT_HIGHER:
-		if (*dir && *dir != opt) {
-			err_set(ERR_INPUT, "--lower-is-better and "
-					   "--higher-is-better contradict");
-			return -1;
-		}
-		*dir = opt;
-		mo->higher = opt == OPT_HIGHER;
-		return 1;
-	case OPT_MIN_CHANGE:
-		mo->min_change = parse_min_change(arg);
-		if (mo->min_change < 0) {
-			err_set(ERR_INPUT,
-				"--min-change needs a percentage (5%%) or a "
-				"fraction (0.05) below 1, not '%s'",
-				arg);
-			return -1;
-		}
-		return 1;
-	}
-	return 0;
-}
-
 /* What --metric does not go with; NULL when the options fit. */
 static const char *metric_conflict(const struct common *c, int network, int dir,
 				   int min_given, const char *name)
@@ -107,8 +51,6 @@ static const char *metric_conflict(const struct common *c, int network, int dir,
 					  "--higher-is-better and --min-change "
 					  "need --metric NAME"
 					: NULL;
-	if (ctl_server)
-		return "--metric runs here, not with --server";
 	if (c->confidence == 0)
 		return "--metric needs a confidence from 0.5 to below 1 "
 		       "(default 0.95), not 0: values need a probability";
@@ -119,6 +61,29 @@ static const char *metric_conflict(const struct common *c, int network, int dir,
 	return NULL;
 }
 
+/* --metric with --server: the job's "metric" object, sent to bisectd. */
+static int remote_metric(const struct common *c, const struct metric_opts *mo,
+			 char **argv)
+{
+	struct job_spec spec;
+	int rc = ctl_remote_spec(&spec, "bisect", c, NULL), status;
+
+	if (!rc) {
+		spec.command = shell_join(argv);
+		spec.metric_name = strdup(mo->name);
+		spec.metric_higher = mo->higher;
+		spec.metric_min_change = mo->min_change;
+		spec.confidence = c->confidence > 0 ? c->confidence : 0.95;
+		spec.check_endpoints = 0;
+		if (!spec.command || !spec.metric_name)
+			rc = err_set(ERR_NOMEM, "out of memory");
+	}
+	status = rc ? ctl_fail(rc)
+		    : remote_run(ctl_server, ctl_token, &spec, c->json, stderr);
+	job_spec_release(&spec);
+	return status;
+}
+
 static int run_metric(const struct common *c, struct metric_opts *mo,
 		      char **argv)
 {
@@ -126,6 +91,8 @@ static int run_metric(const struct common *c, struct metric_opts *mo,
 
 	if (!c->bad || !c->ngoods)
 		return ctl_usage_error("need --bad and at least one --good");
+	if (ctl_server)
+		return remote_metric(c, mo, argv);
 	mo->repo_path = c->repo_path;
 	mo->bad = c->bad;
 	mo->goods = c->goods;
@@ -144,15 +111,11 @@ static int run_metric(const struct common *c, struct metric_opts *mo,
 
 int cmd_run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		COMMON_LONGOPTS,
-		{ "network", no_argument, NULL, OPT_NETWORK },
-		{ "metric", required_argument, NULL, OPT_METRIC },
-		{ "lower-is-better", no_argument, NULL, OPT_LOWER },
-		{ "higher-is-better", no_argument, NULL, OPT_HIGHER },
-		{ "min-change", required_argument, NULL, OPT_MIN_CHANGE },
-		{ NULL, 0, NULL, 0 }
-	};
+	static const struct option opts[] = { COMMON_LONGOPTS,
+					      { "network", no_argument, NULL,
+						OPT_NETWORK },
+					      METRIC_LONGOPTS,
+					      { NULL, 0, NULL, 0 } };
 	struct metric_opts mo = { 0 };
 	int dir = 0, min_given = 0;
 	const char *conflict;
@@ -168,8 +131,9 @@ int cmd_run(int argc, char **argv)
 	int opt, rc, status, code = 0;
 
 	while ((opt = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
-		int r = opt == OPT_NETWORK ? (network = 1)
-					   : metric_opt(&mo, opt, optarg, &dir);
+		int r = opt == OPT_NETWORK
+				? (network = 1)
+				: ctl_metric_opt(&mo, opt, optarg, &dir);
 
 		min_given |= opt == OPT_MIN_CHANGE;
 		if (r == 0)

@@ -18,6 +18,7 @@
 #include "ctl.h"
 #include "engine.h"
 #include "measure.h"
+#include "mreport.h"
 
 #define BASELINE_RUNS 3
 #define OUTPUT_MAX (4 << 20)
@@ -170,145 +171,34 @@ static int observe(struct mrun *m, uint32_t idx, int baseline,
 
 /* --- the report ----------------------------------------------------- */
 
-static const char *pct(char *buf, size_t size, double x)
-{
-	snprintf(buf, size, "%+.1f%%", 100 * x);
-	return buf;
-}
-
-static json_t *commit_json(struct mrun *m, uint32_t idx)
-{
-	char hex[GU_HEXSZ + 1];
-	const double *v;
-	size_t n = engine_metric_values(m->e, idx, &v);
-	double med = engine_metric_median(m->e, idx);
-
-	gu_oid_hex(hex, &m->g.oids[idx]);
-	return json_pack("{s:s, s:o, s:I}", "commit", hex, "median",
-			 isnan(med) ? json_null() : json_real(med), "values",
-			 (json_int_t)n);
-}
-
-static void print_commit(FILE *f, struct mrun *m, uint32_t idx,
-			 const char *label)
-{
-	struct gu_commit ci = { 0 };
-	const double *v;
-	size_t n = engine_metric_values(m->e, idx, &v);
-	char sh[13];
-
-	short_hex(sh, &m->g.oids[idx]);
-	gu_commit_head(&ci, m->repo, &m->g.oids[idx]);
-	fprintf(f, "  %s%s %g%s%s (%zu value%s)  %s\n", label, sh,
-		engine_metric_median(m->e, idx), m->unit[0] ? " " : "", m->unit,
-		n, n == 1 ? "" : "s", ci.subject ? ci.subject : "");
-	gu_commit_release(&ci);
-}
-
-/* The culprit's values against each parent's (the baseline for a root). */
-static json_t *verification(FILE *f, struct mrun *m, uint32_t c)
-{
-	json_t *parents = json_array();
-	size_t k;
-	int any = 0;
-
-	fprintf(f, "verification:\n");
-	print_commit(f, m, c, "culprit ");
-	for (k = 0; k < m->g.nedges; k++)
-		if (m->g.edge_child[k] == c) {
-			print_commit(f, m, m->g.edge_parent[k], "parent  ");
-			json_array_append_new(
-				parents, commit_json(m, m->g.edge_parent[k]));
-			any = 1;
-		}
-	if (!any) {
-		double b = engine_metric_baseline_median(m->e);
-
-		fprintf(f, "  parent  (good) %g%s%s\n", b,
-			m->unit[0] ? " " : "", m->unit);
-		json_array_append_new(parents, json_pack("{s:s, s:f}", "commit",
-							 "good", "median", b));
-	}
-	return json_pack("{s:o, s:o}", "culprit", commit_json(m, c), "parents",
-			 parents);
-}
-
+/* The report (lib/mreport.c, as bisectd's): text on stdout, JSON to
+ * json_path when given. */
 static int report(struct mrun *m, enum engine_state st, uint32_t pick,
 		  const char *json_path)
 {
-	struct engine_metric_summary sum;
-	char hex[GU_HEXSZ + 1], a[32], b[32], c[32];
-	uint32_t best = pick;
-	json_t *root, *commits = json_array(), *ver = json_null();
-	int found = st == ENGINE_FOUND, rc = 0;
-	size_t i;
+	const struct mreport_opts o = { .name = m->mo->name,
+					.unit = m->unit,
+					.higher = m->mo->higher,
+					.min_change = m->mo->min_change,
+					.confidence = m->mo->confidence,
+					.runs = m->runs,
+					.skips = m->skips };
+	json_t *root = mreport_json(m->e, &m->g, m->repo, &o, st, pick);
+	struct buf b;
+	int rc = 0;
 
-	if (!found && engine_candidates(m->e, &best, 1) == 0)
-		best = UINT32_MAX;
-	root = json_pack("{s:s, s:s, s:s, s:s, s:f, s:f}", "mode", "run",
-			 "result", found ? "found" : "ambiguous", "metric",
-			 m->mo->name, "direction",
-			 m->mo->higher ? "higher-is-better" : "lower-is-better",
-			 "min_change", m->mo->min_change, "confidence",
-			 m->mo->confidence);
-	json_object_set_new(root, "unit", json_string(m->unit));
-	json_object_set_new(root, "runs", json_integer((json_int_t)m->runs));
-	json_object_set_new(root, "skips", json_integer((json_int_t)m->skips));
-	if (found)
-		printf("first bad commit (metric %s):\n", m->mo->name);
-	else
-		printf("ambiguous: no commit reached the confidence %.2f\n",
-		       m->mo->confidence);
-	if (best != UINT32_MAX && !engine_metric_summary(&sum, m->e, best)) {
-		gu_oid_hex(hex, &m->g.oids[best]);
-		json_object_set_new(root, found ? "culprit" : "most_probable",
-				    json_string(hex));
-		print_commit(stdout, m, best, found ? "" : "most probable ");
-		printf("probability %.3f (no change at all: %.3f)\n",
-		       sum.probability, sum.null_probability);
-		printf("median before %g%s%s, after %g%s%s: %s (95%% interval "
-		       "%s to %s)\n",
-		       sum.median_before, m->unit[0] ? " " : "", m->unit,
-		       sum.median_after, m->unit[0] ? " " : "", m->unit,
-		       pct(a, sizeof(a), sum.change),
-		       pct(b, sizeof(b), sum.change_lo),
-		       pct(c, sizeof(c), sum.change_hi));
-		printf("runs: %zu values before, %zu after\n", sum.runs_before,
-		       sum.runs_after);
-		json_object_set_new(
-			root, "summary",
-			json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, "
-				  "s:I}",
-				  "probability", sum.probability,
-				  "null_probability", sum.null_probability,
-				  "median_before", sum.median_before,
-				  "median_after", sum.median_after, "change",
-				  sum.change, "change_low", sum.change_lo,
-				  "change_high", sum.change_hi, "runs_before",
-				  (json_int_t)sum.runs_before, "runs_after",
-				  (json_int_t)sum.runs_after));
-		json_decref(ver);
-		ver = verification(stdout, m, best);
-	}
-	json_object_set_new(root, "verification", ver);
-	printf("medians per commit (%lu runs, %lu skipped):\n", m->runs,
-	       m->skips);
-	printf("  good %g%s%s (baseline)\n",
-	       engine_metric_baseline_median(m->e), m->unit[0] ? " " : "",
-	       m->unit);
-	for (i = 0; i < m->g.n; i++) {
-		const double *v;
-
-		if (!engine_metric_values(m->e, (uint32_t)i, &v))
-			continue;
-		print_commit(stdout, m, (uint32_t)i, "");
-		json_array_append_new(commits, commit_json(m, (uint32_t)i));
-	}
-	json_object_set_new(root, "commits", commits);
-	if (json_path && json_dump_file(root, json_path, JSON_INDENT(2)))
+	if (!root)
+		return err_set(ERR_NOMEM, "out of memory");
+	json_object_set_new(root, "mode", json_string("run"));
+	buf_init(&b, 1 << 24);
+	rc = mreport_text(&b, root);
+	if (!rc)
+		fputs(buf_str(&b), stdout);
+	buf_release(&b);
+	if (!rc && json_path && json_dump_file(root, json_path, JSON_INDENT(2)))
 		rc = err_set(ERR_INFRA, "cannot write '%s'", json_path);
 	json_decref(root);
-	return rc ? rc : found ? EXIT_FOUND : EXIT_AMBIGUOUS;
+	return rc ? rc : st == ENGINE_FOUND ? EXIT_FOUND : EXIT_AMBIGUOUS;
 }
 
 /* --- the loop ------------------------------------------------------- */

@@ -193,6 +193,18 @@ struct metric_opts {
 	unsigned long max_runs;
 };
 int ctl_run_metric(const struct metric_opts *mo);
+/* --metric, --lower-is-better, --higher-is-better, --min-change into mo
+ * (*dir: the direction given, 0 for none): 1 taken, 0 not one of them,
+ * -1 bad (the reason in err_last()). */
+enum { OPT_METRIC = 1100, OPT_LOWER, OPT_HIGHER, OPT_MIN_CHANGE };
+#define METRIC_LONGOPTS                                                        \
+	{ "metric", required_argument, NULL, OPT_METRIC },                     \
+		{ "lower-is-better", no_argument, NULL, OPT_LOWER },           \
+		{ "higher-is-better", no_argument, NULL, OPT_HIGHER },         \
+	{                                                                      \
+		"min-change", required_argument, NULL, OPT_MIN_CHANGE          \
+	}
+int ctl_metric_opt(struct metric_opts *mo, int opt, const char *arg, int *dir);
 int cmd_stats(int argc, char **argv);
 int cmd_test(int argc, char **argv);
 int cmd_verify(int argc, char **argv);

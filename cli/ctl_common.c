@@ -6,7 +6,10 @@
  * output directory.
  */
 #define _GNU_SOURCE
+#include <math.h>
+
 #include "ctl.h"
+#include "measure.h"
 
 /* bisectctl --server URL [--token T]: jobs go to that bisectd. */
 const char *ctl_server, *ctl_token;
@@ -489,4 +492,59 @@ int ctl_finish(struct session *s, struct report_info *ri, const char *json_path,
 		return exit_for(rc);
 	}
 	return s->state == ENGINE_FOUND ? EXIT_FOUND : EXIT_AMBIGUOUS;
+}
+
+/* --- metric options (bisectctl run and bisect) --------------------- */
+
+/* "5%" or "0.05": a fraction in [0, 1); -1 when it is neither */
+static double parse_min_change(const char *arg)
+{
+	char *end;
+	double x = strtod(arg, &end);
+
+	if (end == arg || !isfinite(x))
+		return -1;
+	if (!strcmp(end, "%"))
+		x /= 100;
+	else if (*end)
+		return -1;
+	return x >= 0 && x < 1 ? x : -1;
+}
+
+/* The metric options; 1 taken, 0 not one of them, -1 bad. */
+int ctl_metric_opt(struct metric_opts *mo, int opt, const char *arg, int *dir)
+{
+	switch (opt) {
+	case OPT_METRIC:
+		if (!measure_name_ok(arg)) {
+			err_set(ERR_INPUT,
+				"--metric needs a name of letters, digits and "
+				"_.:/-, not '%s'",
+				arg);
+			return -1;
+		}
+		mo->name = arg;
+		return 1;
+	case OPT_LOWER:
+	case OPT_HIGHER:
+		if (*dir && *dir != opt) {
+			err_set(ERR_INPUT, "--lower-is-better and "
+					   "--higher-is-better contradict");
+			return -1;
+		}
+		*dir = opt;
+		mo->higher = opt == OPT_HIGHER;
+		return 1;
+	case OPT_MIN_CHANGE:
+		mo->min_change = parse_min_change(arg);
+		if (mo->min_change < 0) {
+			err_set(ERR_INPUT,
+				"--min-change needs a percentage (5%%) or a "
+				"fraction (0.05) below 1, not '%s'",
+				arg);
+			return -1;
+		}
+		return 1;
+	}
+	return 0;
 }

@@ -19,6 +19,7 @@
 
 #include "error.h"
 #include "job.h"
+#include "measure.h"
 #include "verdict.h"
 
 /* F_STR: a name, a revision, a URL (no control characters); F_TEXT: a
@@ -320,6 +321,7 @@ void job_spec_release(struct job_spec *j)
 	free(j->base_release);
 	free(j->answers);
 	free(j->failure);
+	free(j->metric_name);
 	for (i = 0; i < j->npatches; i++) {
 		free(j->patch_names[i]);
 		free(j->patch_texts[i]);
@@ -435,8 +437,86 @@ static int releases_from(struct job_spec *out)
 	return common_checks(out);
 }
 
+/*
+ * "metric": {"name": NAME, "direction": "lower"|"higher", "min_change":
+ * FRACTION}, a bisect job's performance regression.
+ */
+static int spec_metric(struct job_spec *out, json_t *m)
+{
+	const char *key, *dir = "lower";
+	json_t *v;
+
+	if (!json_is_object(m))
+		return err_set(ERR_INPUT, "field 'metric' must be an object: "
+					  "{\"name\", \"direction\", "
+					  "\"min_change\"}");
+	json_object_foreach(m, key, v)
+	{
+		if (!strcmp(key, "name")) {
+			if (!json_is_string(v) ||
+			    !measure_name_ok(json_string_value(v)))
+				return err_set(ERR_INPUT,
+					       "field 'metric.name' must be 1 "
+					       "to 64 of letters, digits and "
+					       "_.:/-");
+			free(out->metric_name);
+			out->metric_name = strdup(json_string_value(v));
+			if (!out->metric_name)
+				return err_set(ERR_NOMEM, "out of memory");
+		} else if (!strcmp(key, "direction")) {
+			if (!json_is_string(v) ||
+			    (strcmp(json_string_value(v), "lower") &&
+			     strcmp(json_string_value(v), "higher")))
+				return err_set(ERR_INPUT,
+					       "field 'metric.direction' must "
+					       "be \"lower\" or \"higher\" "
+					       "(which is better)");
+			dir = json_string_value(v);
+		} else if (!strcmp(key, "min_change")) {
+			double x = json_number_value(v);
+
+			if (!json_is_number(v) || !(x >= 0 && x < 1))
+				return err_set(ERR_INPUT,
+					       "field 'metric.min_change' must "
+					       "be a fraction from 0 to below "
+					       "1 (0.05 for 5%%)");
+			out->metric_min_change = x;
+		} else {
+			return err_set(ERR_INPUT,
+				       "unknown field 'metric.%.64s'", key);
+		}
+	}
+	if (!out->metric_name)
+		return err_set(ERR_INPUT, "field 'metric' needs a 'name'");
+	out->metric_higher = !strcmp(dir, "higher");
+	return 0;
+}
+
+/* A metric bisection's fields, once the rest is parsed. */
+static int metric_checks(struct job_spec *out)
+{
+	if (!out->metric_name)
+		return 0;
+	if (strcmp(out->type, "bisect"))
+		return err_set(ERR_INPUT, "'metric' is for bisect jobs");
+	if (out->confidence == 0)
+		return err_set(ERR_INPUT,
+			       "field 'confidence' must be from 0.5 to "
+			       "below 1 with 'metric' (default 0.95), not "
+			       "0: values need a probability");
+	if (out->failure)
+		return err_set(ERR_INPUT, "'failure' does not go with "
+					  "'metric': a metric bisection "
+					  "looks for a slowdown, not a "
+					  "failure");
+	if (out->confidence < 0) /* not given */
+		out->confidence = JOB_KERNEL_CONFIDENCE;
+	return 0;
+}
+
 static int spec_from(struct job_spec *out, json_t *o)
 {
+	json_t *metric;
 	json_t *type = json_object_get(o, "type");
 	int rc;
 
@@ -460,6 +540,10 @@ static int spec_from(struct job_spec *out, json_t *o)
 			       json_string_value(type));
 	snprintf(out->type, sizeof(out->type), "%s", json_string_value(type));
 	json_object_del(o, "type");
+	metric = json_object_get(o, "metric");
+	if (metric && !json_is_null(metric) && (rc = spec_metric(out, metric)))
+		return rc;
+	json_object_del(o, "metric");
 	rc = parse_fields(out, spec_fields, o, spec_list);
 	if (rc)
 		return rc;
@@ -491,7 +575,11 @@ static int spec_from(struct job_spec *out, json_t *o)
 	if (out->runs < 1)
 		return err_set(ERR_INPUT, "field 'runs' must be at least 1");
 	if (!strcmp(out->type, "releases"))
-		return releases_from(out);
+		return out->metric_name ? err_set(ERR_INPUT, "'metric' is for "
+							     "bisect jobs")
+					: releases_from(out);
+	if ((rc = metric_checks(out)))
+		return rc;
 	if (out->commit_recipe)
 		return err_set(ERR_INPUT, "'commit_recipe' is for releases "
 					  "jobs");
@@ -670,6 +758,13 @@ static json_t *spec_json(const struct job_spec *j)
 		json_object_set_new(o, "endpoint_runs",
 				    json_integer(j->endpoint_runs));
 		put_str(o, "failure", j->failure);
+		if (j->metric_name)
+			json_object_set_new(
+				o, "metric",
+				json_pack("{s:s, s:s, s:f}", "name",
+					  j->metric_name, "direction",
+					  j->metric_higher ? "higher" : "lower",
+					  "min_change", j->metric_min_change));
 	}
 	json_object_set_new(o, "check_endpoints",
 			    json_boolean(j->check_endpoints));

@@ -76,6 +76,15 @@ struct job_spec {
 	/* the answers so far, "ABI:good ABI:bad ...", in a manual releases
 	 * step's assignment; never taken from a request */
 	char *answers;
+	/* bisect: a performance regression (lib/metric.c) instead of a
+	 * failure: the values of metric_name that the command or guest test
+	 * prints ("bisect-metric: NAME VALUE [UNIT]"), lower (or, with
+	 * metric_higher, higher) is better, and the culprit makes them worse
+	 * by metric_min_change (a fraction) at least.  NULL: not one.  (Not
+	 * the coordinator's Prometheus /metrics.) */
+	char *metric_name;
+	int metric_higher;
+	double metric_min_change;
 };
 
 #define RELEASES_RECIPE "debian-cloud-amd64"

@@ -2,13 +2,16 @@
 /*
  * The step's one JSON codec: assignments to workers and their results.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
 #include "error.h"
+#include "measure.h"
 #include "step.h"
+#include "util.h"
 
 /* "v" of a wire form: absent is taken as this version's. */
 static int version_ok(json_t *o, const char *what)
@@ -136,6 +139,9 @@ void step_result_release(struct step_result *st)
 	free(st->run_results);
 	free(st->patches);
 	free(st->releases);
+	free(st->values);
+	st->values = NULL;
+	st->nvalues = 0;
 	st->releases = NULL;
 	st->title = st->excerpt = st->console_log = st->build_log = NULL;
 	st->log = st->config_path = st->config_notes = st->build_notes = NULL;
@@ -216,6 +222,16 @@ json_t *step_result_json(const struct step_result *st)
 				    json_string(st->image_sha256));
 	put_array(o, "run_results", st->run_results);
 	put_array(o, "patches", st->patches);
+	if (st->values) {
+		json_t *a = json_array();
+		size_t i;
+
+		for (i = 0; i < st->nvalues; i++)
+			json_array_append_new(a, json_real(st->values[i]));
+		json_object_set_new(o, "values", a);
+		if (*st->unit)
+			json_object_set_new(o, "unit", json_string(st->unit));
+	}
 	if (st->releases) {
 		json_t *r = json_loads(st->releases, 0, NULL);
 
@@ -258,6 +274,14 @@ void step_result_text(struct buf *text, const struct step_result *st)
 			   st->boot_s, st->runs, st->runs_failed);
 	if (*st->image_sha256)
 		buf_printf(text, "image sha256: %s\n", st->image_sha256);
+	if (st->nvalues) {
+		size_t i;
+
+		buf_puts(text, "values:");
+		for (i = 0; i < st->nvalues; i++)
+			buf_printf(text, " %g", st->values[i]);
+		buf_puts(text, "\n");
+	}
 	if (st->build_log) {
 		buf_puts(text, "build log: ");
 		buf_put_shown(text, st->build_log, 0);
@@ -300,6 +324,106 @@ static double real_field(json_t *o, const char *k)
 	json_t *v = json_object_get(o, k);
 
 	return json_is_number(v) ? json_number_value(v) : 0;
+}
+
+/* "values": the positive finite numbers of a list (others are left
+ * out: a worker's word is not trusted with the engine's logarithms) */
+static void parse_values(struct step_result *st, json_t *a)
+{
+	json_t *x;
+	size_t i;
+
+	if (!json_is_array(a) || !json_array_size(a))
+		return;
+	st->values = calloc(json_array_size(a), sizeof(double));
+	if (!st->values)
+		return;
+	json_array_foreach(a, i, x)
+	{
+		double d = json_number_value(x);
+
+		if (json_is_number(x) && isfinite(d) && d > 0)
+			st->values[st->nvalues++] = d;
+	}
+}
+
+/* A unit as a measurement has one: 1 to 16 printable ASCII, no blank. */
+static int unit_ok(const char *u)
+{
+	size_t i;
+
+	for (i = 0; u[i]; i++)
+		if (u[i] <= ' ' || u[i] > '~')
+			return 0;
+	return i > 0 && i <= MEASURE_UNIT_MAX;
+}
+
+/* The unit of the first measurement of name in text. */
+static void first_unit(char unit[17], const char *text, size_t len,
+		       const char *name)
+{
+	const char *p = text, *end = text + len;
+	struct measure me;
+
+	*unit = '\0';
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (measure_parse_line(&me, p, l) == 1 &&
+		    !strcmp(me.name, name)) {
+			snprintf(unit, 17, "%s", me.unit);
+			return;
+		}
+		p += l + 1;
+	}
+}
+
+int step_result_measure(struct step_result *st, const char *text, size_t len,
+			const char *name)
+{
+	double *v = NULL;
+	size_t n = 0, nbad = 0, i;
+	char *why = NULL;
+	int rc;
+
+	free(st->values);
+	st->values = NULL;
+	st->nvalues = 0;
+	if (st->verdict == VERDICT_SKIP || st->verdict == VERDICT_INFRA)
+		return 0;
+	if (st->verdict != VERDICT_GOOD) {
+		why = util_fmt("the run failed (%s%s%s): no value of '%s'",
+			       verdict_name(st->verdict),
+			       st->title && *st->title ? ": " : "",
+			       st->title ? st->title : "", name);
+		goto skip;
+	}
+	if ((rc = measure_collect(&v, &n, &nbad, text, len, name)))
+		return rc;
+	for (i = 0; i < n; i++)
+		if (!(v[i] > 0) || !isfinite(v[i])) {
+			why = util_fmt("value %g of '%s' is not positive", v[i],
+				       name);
+			goto skip;
+		}
+	if (n == 0) {
+		why = nbad ? util_fmt("no value of '%s': %s", name, err_last())
+			   : util_fmt("no value of '%s' in the output", name);
+		goto skip;
+	}
+	st->values = v;
+	st->nvalues = n;
+	first_unit(st->unit, text, len, name);
+	return 0;
+skip:
+	free(v);
+	if (!why)
+		return err_set(ERR_NOMEM, "out of memory");
+	st->verdict = VERDICT_SKIP;
+	free(st->title);
+	st->title = why;
+	return 0;
 }
 
 int step_result_parse(struct step_result *st, const char *json)
@@ -350,6 +474,11 @@ int step_result_parse(struct step_result *st, const char *json)
 	v = json_object_get(o, "image_sha256");
 	if (json_is_string(v) && strlen(json_string_value(v)) == 64)
 		memcpy(st->image_sha256, json_string_value(v), 65);
+	parse_values(st, json_object_get(o, "values"));
+	v = json_object_get(o, "unit");
+	if (json_is_string(v) && unit_ok(json_string_value(v)))
+		snprintf(st->unit, sizeof(st->unit), "%s",
+			 json_string_value(v));
 	accel = dup_field(o, "accel");
 	st->accel = !accel ? NULL : !strcmp(accel, "kvm") ? "kvm" : "tcg";
 	free(accel);

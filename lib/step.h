@@ -73,6 +73,11 @@ struct step_result {
 	char *releases;
 	/* cached: the commit whose step ran last on this key ("" if none) */
 	char cached_from[GU_HEXSZ + 1];
+	/* a metric bisection's step: the values of the job's metric that
+	 * the runs printed, in order (none: NULL, 0) */
+	double *values;
+	size_t nvalues;
+	char unit[17]; /* of the first value ("" for none) */
 };
 
 /* Free what a step owns (its strings), not the step itself. */
@@ -87,6 +92,15 @@ int step_result_dump(char **json, struct buf *text,
 /* Set a build's patches, by name, in the order applied. */
 int step_result_set_patches(struct step_result *st, const char *const *names,
 			    size_t n);
+/*
+ * A metric bisection's step (job_spec.metric_name): the values of name
+ * in text (len bytes: the command's output, the guest's console) into
+ * st->values.  A run that failed, or printed no positive value of name,
+ * is a skip whose title says why (the measurement is not a verdict).
+ * 0 or ERR_NOMEM.
+ */
+int step_result_measure(struct step_result *st, const char *text, size_t len,
+			const char *name);
 /* The text alone. */
 void step_result_text(struct buf *text, const struct step_result *st);
 

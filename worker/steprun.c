@@ -470,6 +470,27 @@ static int write_test(const struct steprun_env *env, const char *text,
 	return rc;
 }
 
+/*
+ * A metric bisection's step: the values of the job's metric in what the
+ * run printed (the command's output, the guest's console), into st.
+ */
+static int measure_step(struct step_result *st, const char *name,
+			const char *path)
+{
+	struct buf b;
+	int rc = 0;
+
+	buf_init(&b, 64 << 20);
+	if (path && st->verdict == VERDICT_GOOD &&
+	    (rc = buf_read_file(&b, path))) {
+		buf_release(&b);
+		return rc;
+	}
+	rc = step_result_measure(st, b.ptr ? b.ptr : "", b.len, name);
+	buf_release(&b);
+	return rc;
+}
+
 static int run_assignment(struct step_result *st,
 			  const struct step_assignment *a,
 			  const struct steprun_env *env, struct gu_repo *repo,
@@ -517,6 +538,8 @@ static int run_assignment(struct step_result *st,
 		if (!rc)
 			rc = steprun_command(st, repo, work, oid, sp->command,
 					     sp->network, path, env);
+		if (!rc && sp->metric_name)
+			rc = measure_step(st, sp->metric_name, path);
 		goto out;
 	}
 	if ((rc = step_recipe(&recipe, sp->recipe, env)))
@@ -572,6 +595,8 @@ static int run_assignment(struct step_result *st,
 					  .icecc = env->icecc };
 
 		rc = pipeline_step(st, &spec);
+		if (!rc && sp->metric_name)
+			rc = measure_step(st, sp->metric_name, st->console_log);
 	}
 	recipe_release(&recipe);
 out:

@@ -204,6 +204,61 @@ static void test_job__releases(void **state)
 	refused("{\"type\":\"release\"}", "\"releases\"");
 }
 
+/* A metric bisection: its object parsed, checked and written back. */
+#define GENERIC                                                                \
+	"{\"type\":\"bisect\",\"repo\":\"/r\",\"good\":[\"g\"],\"bad\":\"b\"," \
+	"\"command\":\"./bench\","
+static void test_job__metric(void **state)
+{
+	struct job_spec j, back, dflt;
+	char *s;
+
+	(void)state;
+	spec(&j, GENERIC "\"metric\":{\"name\":\"latency_ms\","
+			 "\"direction\":\"higher\",\"min_change\":0.05}}");
+	assert_string_equal(j.metric_name, "latency_ms");
+	assert_int_equal(j.metric_higher, 1);
+	assert_true(j.metric_min_change == 0.05);
+	/* generic mode's CLI: 0.95 unless given */
+	assert_true(j.confidence == 0.95);
+	s = job_spec_dump(&j);
+	assert_non_null(s);
+	assert_non_null(strstr(s, "\"direction\":\"higher\""));
+	spec(&back, s);
+	assert_string_equal(back.metric_name, "latency_ms");
+	assert_int_equal(back.metric_higher, 1);
+	assert_true(back.metric_min_change == 0.05);
+	free(s);
+	spec(&dflt, GENERIC "\"metric\":{\"name\":\"t\"},"
+			    "\"confidence\":0.9}");
+	assert_int_equal(dflt.metric_higher, 0);
+	assert_true(dflt.metric_min_change == 0);
+	assert_true(dflt.confidence == 0.9);
+	job_spec_release(&j);
+	job_spec_release(&back);
+	job_spec_release(&dflt);
+	refused(GENERIC "\"metric\":{\"name\":\"a b\"}}",
+		"field 'metric.name' must be");
+	refused(GENERIC "\"metric\":{}}", "field 'metric' needs a 'name'");
+	refused(GENERIC "\"metric\":\"t\"}",
+		"field 'metric' must be an object");
+	refused(GENERIC "\"metric\":{\"name\":\"t\",\"direction\":\"up\"}}",
+		"field 'metric.direction' must be \"lower\" or \"higher\"");
+	refused(GENERIC "\"metric\":{\"name\":\"t\",\"min_change\":5}}",
+		"field 'metric.min_change' must be a fraction");
+	refused(GENERIC "\"metric\":{\"name\":\"t\",\"min_change\":-0.1}}",
+		"field 'metric.min_change'");
+	refused(GENERIC "\"metric\":{\"name\":\"t\",\"units\":\"ms\"}}",
+		"unknown field 'metric.units'");
+	refused(GENERIC "\"metric\":{\"name\":\"t\"},\"confidence\":0}",
+		"values need a probability");
+	refused(GENERIC "\"metric\":{\"name\":\"t\"},\"failure\":\"x\"}",
+		"'failure' does not go with 'metric'");
+	refused("{\"type\":\"test\",\"repo\":\"/r\",\"commit\":\"c\","
+		"\"command\":\"true\",\"metric\":{\"name\":\"t\"}}",
+		"'metric' is for bisect jobs");
+}
+
 /*
  * Releases, ABIs and flavours become apt-get's and apt-cache's
  * arguments: each starts with a letter or digit, never with '-', in
@@ -390,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_job__release_words_are_not_options),
 		cmocka_unit_test(test_job__commit_level),
 		cmocka_unit_test(test_job__manual_releases),
+		cmocka_unit_test(test_job__metric),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

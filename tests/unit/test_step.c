@@ -117,6 +117,59 @@ static void test_step__result_round_trip(void **state)
 	free(r.patches);
 }
 
+/*
+ * A metric bisection's step: the values of its metric, read from the
+ * run's output, ride in the result; a run without one is a skip that
+ * says why.
+ */
+static void test_step__metric_values(void **state)
+{
+	const char out[] = "warming up\n"
+			   "bisect-metric: t 10.5 ms\n"
+			   "bisect-metric: other 3\n"
+			   "[   1.25] bisect-metric: t 11 ms\n";
+	struct step_result r = { .verdict = VERDICT_GOOD, .exit_code = 0 },
+			   back;
+	char *json;
+
+	(void)state;
+	snprintf(r.hex, sizeof(r.hex), "%040d", 4);
+	r.title = strdup("");
+	r.excerpt = strdup("");
+	assert_int_equal(step_result_measure(&r, out, strlen(out), "t"), 0);
+	assert_int_equal(r.verdict, VERDICT_GOOD);
+	assert_int_equal(r.nvalues, 2);
+	assert_true(r.values[0] == 10.5 && r.values[1] == 11);
+	assert_int_equal(step_result_dump(&json, NULL, &r), 0);
+	assert_int_equal(step_result_parse(&back, json), 0);
+	assert_int_equal(back.nvalues, 2);
+	assert_true(back.values[0] == 10.5 && back.values[1] == 11);
+	assert_string_equal(back.unit, "ms");
+	step_result_release(&back);
+	free(json);
+	/* no value of the name: a skip, saying so */
+	assert_int_equal(step_result_measure(&r, out, strlen(out), "rps"), 0);
+	assert_int_equal(r.verdict, VERDICT_SKIP);
+	assert_int_equal(r.nvalues, 0);
+	assert_null(r.values);
+	assert_string_equal(r.title, "no value of 'rps' in the output");
+	/* a failed run: a skip too, its values unread */
+	r.verdict = VERDICT_BAD;
+	free(r.title);
+	r.title = strdup("exit status 1");
+	assert_int_equal(step_result_measure(&r, out, strlen(out), "t"), 0);
+	assert_int_equal(r.verdict, VERDICT_SKIP);
+	assert_string_equal(r.title, "the run failed (bad: exit status 1): "
+				     "no value of 't'");
+	/* a value that is not positive */
+	r.verdict = VERDICT_GOOD;
+	assert_int_equal(
+		step_result_measure(&r, "bisect-metric: t 0\n", 18, "t"), 0);
+	assert_int_equal(r.verdict, VERDICT_SKIP);
+	assert_non_null(strstr(r.title, "is not positive"));
+	step_result_release(&r);
+}
+
 static void test_step__other_versions_refused(void **state)
 {
 	static const char result[] = "{\"v\":2,\"verdict\":\"good\"}";
@@ -208,6 +261,7 @@ int main(void)
 		cmocka_unit_test(test_step__result_round_trip),
 		cmocka_unit_test(test_step__other_versions_refused),
 		cmocka_unit_test(test_step__cached_runs_add_up),
+		cmocka_unit_test(test_step__metric_values),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
