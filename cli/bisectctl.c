@@ -121,12 +121,23 @@ static const struct command {
 	{ "verify", cmd_verify,
 	  "verify [--repo DIR] --bad REV --patch FILE [--patch FILE]...\n"
 	  "      --recipe NAME [--test SCRIPT] [--runs N] [--json FILE]\n"
+	  "      [--metric NAME [--lower-is-better | --higher-is-better]\n"
+	  "       [--min-change CHANGE]]\n"
 	  "      Does the patch fix the failure at REV?  Tests REV without\n"
 	  "      and with the patches (diffs, git format-patch mails or an\n"
 	  "      mbox of a series),\n"
-	  "      N runs each; exit 0 fixed, 1 not fixed, 4 inconclusive.",
+	  "      N runs each; exit 0 fixed, 1 not fixed, 4 inconclusive.\n"
+	  "      --metric compares the values the guest test prints\n"
+	  "      ('bisect-metric: NAME VALUE [UNIT]') without and with the\n"
+	  "      patches: the change with its 95% interval; fixed when the\n"
+	  "      whole interval is a gain of CHANGE or more, not fixed when\n"
+	  "      none of it is.",
 	  "bisectctl verify --repo ~/linux --bad HEAD --patch fix.patch "
-	  "--recipe tiny --runs 3\n" },
+	  "--recipe tiny --runs 3\n"
+	  "bisectctl verify --bad HEAD --patch speedup.patch --recipe tiny "
+	  "\\\n"
+	  "    --test bench.sh --runs 5 --metric syscall_ns --min-change "
+	  "5%\n" },
 	{ "build", cmd_build,
 	  "build [--repo DIR] [--commit REV | --source DEBIAN-VERSION]\n"
 	  "      [--patch FILE]... --recipe NAME\n"

@@ -31,6 +31,8 @@ static int bisect_test(struct step_result *st, const struct gu_oid *commit,
 		return err_set(ERR_NOMEM, "out of memory");
 	spec.step_dir = dir;
 	rc = pipeline_step(st, &spec);
+	if (!rc && c->metric)
+		rc = pipeline_measure(st, dir, c->metric);
 	free(dir);
 	if (rc)
 		return rc;
@@ -289,6 +291,17 @@ static int bisect_opt(int opt, const char *arg, void *payload)
 
 	x->min_given |= opt == OPT_MIN_CHANGE;
 	return r ? r : ctl_metric_opt(&x->mo, opt, arg, &x->dir);
+}
+
+/* verify's own options: --patch FILE (read at once) and the metric's. */
+static int verify_opt(int opt, const char *arg, void *payload)
+{
+	struct bisect_extra *x = payload;
+
+	if (opt == 'p')
+		return ctl_read_patch(&x->apply, arg) ? -1 : 1;
+	x->min_given |= opt == OPT_MIN_CHANGE;
+	return ctl_metric_opt(&x->mo, opt, arg, &x->dir);
 }
 
 /*
@@ -554,14 +567,6 @@ out:
 	return status;
 }
 
-/* verify's own option: --patch FILE, read at once. */
-static int patch_opt(int opt, const char *arg, void *payload)
-{
-	if (opt != 'p')
-		return 0;
-	return ctl_read_patch(payload, arg) ? -1 : 1;
-}
-
 /* The answer of a fix check, and its exit status. */
 static int verify_verdict(char *reason, size_t size,
 			  const struct step_result *b,
@@ -604,6 +609,67 @@ static int verify_verdict(char *reason, size_t size,
 }
 
 /*
+ * verify --metric: the patch's effect on the metric (the runs' values
+ * without and with the patches), in mc, and the exit status: 0 better by
+ * min_change or more, 1 not, 4 not told apart (or no values).
+ */
+static int verify_metric(char *reason, size_t size, struct metric_change *mc,
+			 const struct step_result *b,
+			 const struct step_result *p,
+			 const struct metric_opts *mo, const char **result)
+{
+	static const char *const words[] = {
+		[METRIC_BETTER] = "fixed",
+		[METRIC_NOT_BETTER] = "not fixed",
+		[METRIC_UNCLEAR] = "inconclusive",
+	};
+	const char *unit = *b->unit ? b->unit : p->unit;
+	char gain[64] = "";
+
+	*result = "inconclusive";
+	if (b->verdict == VERDICT_INFRA || p->verdict == VERDICT_INFRA) {
+		snprintf(reason, size, "infrastructure failure: %s",
+			 b->verdict == VERDICT_INFRA ? b->title : p->title);
+		return EXIT_INFRA;
+	}
+	if (!b->nvalues || !p->nvalues) {
+		const struct step_result *s = b->nvalues ? p : b;
+
+		snprintf(reason, size, "%s the patches: %s",
+			 s == b ? "without" : "with", s->title);
+		return 4;
+	}
+	if (metric_compare(mc, b->values, b->nvalues, p->values, p->nvalues,
+			   mo->higher, mo->min_change)) {
+		snprintf(reason, size, "%s", err_last());
+		return 4;
+	}
+	*result = words[mc->verdict];
+	if (mo->min_change > 0)
+		snprintf(gain, sizeof(gain), " by %g%% or more",
+			 mo->min_change * 100);
+	snprintf(reason, size,
+		 "%s: %s%s (%s is better); median %g%s%s without the patches "
+		 "(%zu values), %g%s%s with them (%zu), a change of %+.1f%% "
+		 "(95%% interval %+.1f%% to %+.1f%%)%s",
+		 mo->name,
+		 mc->verdict == METRIC_BETTER ? "better with the patches"
+		 : mc->verdict == METRIC_NOT_BETTER
+			 ? "not better with the patches"
+			 : "not told apart",
+		 gain, mo->higher ? "higher" : "lower", mc->median0,
+		 *unit ? " " : "", unit, mc->n0, mc->median1, *unit ? " " : "",
+		 unit, mc->n1, mc->change * 100, mc->change_lo * 100,
+		 mc->change_hi * 100,
+		 mc->verdict == METRIC_UNCLEAR
+			 ? "; more runs (--runs) would tell"
+			 : "");
+	return mc->verdict == METRIC_BETTER	  ? 0
+	       : mc->verdict == METRIC_NOT_BETTER ? 1
+						  : 4;
+}
+
+/*
  * verify: does a patch fix the failure at a commit?  The commit is built
  * and booted without and with the patches, --runs times each.  Exit
  * status 0 fixed, 1 not fixed, 2 bad input, 3 infra, 4 inconclusive.
@@ -617,6 +683,7 @@ int cmd_verify(int argc, char **argv)
 		{ "json", required_argument, NULL, 'j' },
 		{ "out", required_argument, NULL, 'o' },
 		KERNEL_LONGOPTS,
+		METRIC_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct common c = { .repo_path = ".", .confidence = -1 };
@@ -625,7 +692,9 @@ int cmd_verify(int argc, char **argv)
 	struct bisect_ctx ctx = { .lock = -1 };
 	struct recipe recipe = { 0 };
 	struct step_result base = { 0 }, patched = { 0 };
-	struct patches p = { 0 };
+	struct bisect_extra x = { 0 };
+	struct patches *const p = &x.apply;
+	struct metric_change mc = { 0 };
 	struct gu_repo *repo = NULL;
 	struct gu_oid oid, poid;
 	struct verify_report vr = { 0 };
@@ -636,14 +705,18 @@ int cmd_verify(int argc, char **argv)
 	char *json = NULL;
 	int rc = 0, status;
 
-	status = ctl_parse_kernel_args(argc, argv, opts, &c, &k, patch_opt, &p,
+	status = ctl_parse_kernel_args(argc, argv, opts, &c, &k, verify_opt, &x,
 				       "verify");
+	if (!status && !x.mo.name && (x.dir || x.min_given))
+		status =
+			ctl_usage_error("--lower-is-better, --higher-is-better "
+					"and --min-change need --metric NAME");
 	if (status) {
-		ctl_release_patches(&p);
+		ctl_release_patches(p);
 		return status;
 	}
 	buf_init(&text, 1 << 20);
-	if (!c.bad || !p.n)
+	if (!c.bad || !p->n)
 		rc = err_set(ERR_INPUT,
 			     "verify needs --bad REV and --patch FILE");
 	if (!rc)
@@ -654,14 +727,15 @@ int cmd_verify(int argc, char **argv)
 	if (!rc)
 		rc = util_mkdir_p(src);
 	if (!rc)
-		rc = mbox_apply_patches(&poid, repo, src, &oid, p.names,
-					(const char *const *)p.texts, p.lens,
-					p.n, &applied, &napplied);
+		rc = mbox_apply_patches(&poid, repo, src, &oid, p->names,
+					(const char *const *)p->texts, p->lens,
+					p->n, &applied, &napplied);
 	if (!rc && !(out = ctl_make_out_dir(c.out)))
 		rc = ERR_INFRA;
 	if (rc)
 		goto fail;
 	ctx.out_dir = out;
+	ctx.metric = x.mo.name;
 	base.exit_code = patched.exit_code = -1;
 	base.role = "base";
 	patched.role = "patched";
@@ -678,8 +752,15 @@ int cmd_verify(int argc, char **argv)
 			"a sandbox\n");
 	if ((rc = bisect_test(&patched, &poid, &ctx)))
 		goto fail;
-	status = verify_verdict(reason, sizeof(reason), &base, &patched,
-				&result);
+	status = x.mo.name ? verify_metric(reason, sizeof(reason), &mc, &base,
+					   &patched, &x.mo, &result)
+			   : verify_verdict(reason, sizeof(reason), &base,
+					    &patched, &result);
+	vr.metric = x.mo.name;
+	vr.higher = x.mo.higher;
+	vr.min_change = x.mo.min_change;
+	vr.change = mc.n0 ? &mc : NULL;
+	vr.unit = *base.unit ? base.unit : patched.unit;
 	vr.result = result;
 	vr.reason = reason;
 	vr.repo_path = c.repo_path;
@@ -706,7 +787,7 @@ int cmd_verify(int argc, char **argv)
 fail:
 	status = ctl_fail(rc);
 out:
-	ctl_release_patches(&p);
+	ctl_release_patches(p);
 	mbox_names_release(applied, napplied);
 	step_result_release(&base);
 	step_result_release(&patched);

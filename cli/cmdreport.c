@@ -12,6 +12,7 @@
 
 #include "cmdreport.h"
 #include "digest.h"
+#include "engine.h"
 #include "error.h"
 #include "util.h"
 
@@ -25,6 +26,30 @@ static void patch_lines(struct buf *text, const char *const *names, size_t n)
 		buf_put_shown(text, names[i], 0);
 		buf_puts(text, "\n");
 	}
+}
+
+/* verify --metric's comparison: medians, change and interval */
+static json_t *metric_json(const struct verify_report *v)
+{
+	const struct metric_change *c = v->change;
+	json_t *m = json_pack(
+		"{s:s, s:s, s:s, s:f}", "name", v->metric, "direction",
+		v->higher ? "higher-is-better" : "lower-is-better", "unit",
+		v->unit ? v->unit : "", "min_change", v->min_change);
+
+	json_t *d =
+		c ? json_pack("{s:f, s:f, s:I, s:I, s:f, s:f, s:f}",
+			      "median_without", c->median0, "median_with",
+			      c->median1, "values_without", (json_int_t)c->n0,
+			      "values_with", (json_int_t)c->n1, "change",
+			      c->change, "change_low", c->change_lo,
+			      "change_high", c->change_hi)
+		  : NULL;
+
+	if (m && d)
+		json_object_update(m, d);
+	json_decref(d);
+	return m;
 }
 
 int report_verify(char **json, struct buf *text, const struct verify_report *v)
@@ -41,6 +66,8 @@ int report_verify(char **json, struct buf *text, const struct verify_report *v)
 	json_object_set_new(o, "patched_commit", json_string(v->patched_hex));
 	json_object_set_new(o, "base", step_result_json(v->base));
 	json_object_set_new(o, "patched", step_result_json(v->patched));
+	if (v->metric)
+		json_object_set_new(o, "metric", metric_json(v));
 	*json = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(o);
 	if (!*json)

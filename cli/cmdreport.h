@@ -15,6 +15,8 @@
 #include "worker.h"
 
 /* A fix check: the same commit without and with the patches. */
+struct metric_change;
+
 struct verify_report {
 	const char *result; /* "fixed", "not fixed" or "inconclusive" */
 	const char *reason;
@@ -23,6 +25,14 @@ struct verify_report {
 	size_t npatches;
 	const char *patched_hex; /* the patched commit in the worktree */
 	const struct step_result *base, *patched;
+	/* verify --metric: the metric's name (or NULL), its direction and
+	 * minimum change, the comparison (NULL: none, a side without
+	 * values) and the unit ("" for none) */
+	const char *metric;
+	int higher;
+	double min_change;
+	const struct metric_change *change;
+	const char *unit;
 };
 
 int report_verify(char **json, struct buf *text, const struct verify_report *v);

@@ -113,6 +113,9 @@ struct bisect_ctx {
 	const char *accel;
 	int lock;    /* holds the work directory's lock, or -1 */
 	int sandbox; /* build in the sandbox (untrusted patches) */
+	/* a metric's values are read from each step's runs (verify
+	 * --metric), or NULL */
+	const char *metric;
 };
 
 #define COMMON_LONGOPTS                                                        \

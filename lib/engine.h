@@ -187,4 +187,25 @@ struct engine_metric_summary {
 int engine_metric_summary(struct engine_metric_summary *out, struct engine *e,
 			  uint32_t c);
 
+/*
+ * Two samples of a metric, without and with a change (bisectctl verify
+ * --metric: a commit without and with a patch), by the same Student-t
+ * fit on log values as the bisection.  change is the typical value's
+ * v1 / v0 - 1 with its 95% interval; the verdict is BETTER when the
+ * whole interval is a gain of min_change or more in the metric's
+ * direction, NOT_BETTER when none of it is, UNCLEAR otherwise (more runs
+ * would tell).  ERR_INPUT for a side without values or a value that is
+ * not positive and finite.
+ */
+enum metric_verdict { METRIC_UNCLEAR, METRIC_BETTER, METRIC_NOT_BETTER };
+struct metric_change {
+	double median0, median1;
+	double change, change_lo, change_hi;
+	size_t n0, n1;
+	enum metric_verdict verdict;
+};
+int metric_compare(struct metric_change *out, const double *v0, size_t n0,
+		   const double *v1, size_t n1, int higher_is_better,
+		   double min_change);
+
 #endif

@@ -765,3 +765,23 @@ int pipeline_step(struct step_result *st, const struct step_spec *spec)
 	pipeline_result_release(&r);
 	return 0;
 }
+
+int pipeline_measure(struct step_result *st, const char *step_dir,
+		     const char *name)
+{
+	struct buf b;
+	int i, rc = 0;
+
+	buf_init(&b, 64 << 20);
+	for (i = 1; st->verdict == VERDICT_GOOD && !rc && i <= st->runs; i++) {
+		char *con = util_fmt("%s/console-%d.log", step_dir, i);
+
+		rc = con ? buf_read_file(&b, con)
+			 : err_set(ERR_NOMEM, "out of memory");
+		free(con);
+	}
+	if (!rc)
+		rc = step_result_measure(st, b.ptr ? b.ptr : "", b.len, name);
+	buf_release(&b);
+	return rc;
+}

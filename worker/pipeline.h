@@ -84,5 +84,9 @@ int pipeline_run(struct pipeline_result *out, const struct step_spec *spec);
 /* The same, reproducible (a fixed build version and date), its result
  * moved into st: a kernel-mode step for every caller. */
 int pipeline_step(struct step_result *st, const struct step_spec *spec);
+/* A metric's values from every run's console of a step that passed
+ * (step_dir/console-N.log), into st (step_result_measure()). */
+int pipeline_measure(struct step_result *st, const char *step_dir,
+		     const char *name);
 
 #endif

@@ -596,7 +596,8 @@ static int run_assignment(struct step_result *st,
 
 		rc = pipeline_step(st, &spec);
 		if (!rc && sp->metric_name)
-			rc = measure_step(st, sp->metric_name, st->console_log);
+			rc = pipeline_measure(st, env->step_dir,
+					      sp->metric_name);
 	}
 	recipe_release(&recipe);
 out:

@@ -115,4 +115,19 @@ for args in "--metric t --min-change 5x" "--metric t --min-change 120%" \
 	one_line_error "bisectctl: "
 	check "nothing written for $args" [ ! -e "$SCRATCH/bad.json" ]
 done
+
+# verify --metric (kernel mode): its options refused before any build
+printf 'diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n' \
+	> "$SCRATCH/v.patch"
+for args in "--min-change 5%" "--lower-is-better" \
+	"--metric t --min-change 5x" "--metric t;x" \
+	"--metric t --lower-is-better --higher-is-better"; do
+	# shellcheck disable=SC2086 # the options split on purpose
+	expect_exit 2 "verify refused: $args" "$BISECTCTL" verify --repo "$repo" \
+		--bad "$BAD" --patch "$SCRATCH/v.patch" --recipe tiny $args \
+		--json "$SCRATCH/bad.json" --out "$SCRATCH/vout"
+	one_line_error "bisectctl: "
+	check "verify: nothing written for $args" \
+		'[ ! -e "$SCRATCH/bad.json" ] && [ ! -e "$SCRATCH/vout" ]'
+done
 done_testing

@@ -216,6 +216,73 @@ static void test_metric__bad_input(void **state)
 	engine_free(e);
 }
 
+/* verify --metric's comparison: a patch's effect, without and with */
+static void test_metric__compare(void **state)
+{
+	const double base[] = { 100, 102, 98, 101, 99 };
+	const double fast[] = { 88, 90, 87, 89, 91 };
+	const double same[] = { 101, 99, 100, 98, 102 };
+	const double slow[] = { 110, 112, 109, 111, 113 };
+	struct metric_change c;
+
+	(void)state;
+	assert_int_equal(metric_compare(&c, base, 5, fast, 5, 0, 0), 0);
+	assert_int_equal(c.verdict, METRIC_BETTER);
+	assert_true(c.change < -0.09 && c.change > -0.13);
+	assert_true(c.change_lo < c.change && c.change < c.change_hi);
+	assert_true(c.change_hi < 0);
+	assert_true(c.median0 == 100 && c.median1 == 89);
+	assert_true(c.n0 == 5 && c.n1 == 5);
+	/* the same values are a loss when higher is better */
+	assert_int_equal(metric_compare(&c, base, 5, fast, 5, 1, 0), 0);
+	assert_int_equal(c.verdict, METRIC_NOT_BETTER);
+	/* a gain of 10% is not one of 20% */
+	assert_int_equal(metric_compare(&c, base, 5, fast, 5, 0, 0.2), 0);
+	assert_int_equal(c.verdict, METRIC_NOT_BETTER);
+	/* no effect: unclear at min_change 0, not better at 5% */
+	assert_int_equal(metric_compare(&c, base, 5, same, 5, 0, 0), 0);
+	assert_int_equal(c.verdict, METRIC_UNCLEAR);
+	assert_true(c.change_lo < 0 && c.change_hi > 0);
+	assert_int_equal(metric_compare(&c, base, 5, same, 5, 0, 0.05), 0);
+	assert_int_equal(c.verdict, METRIC_NOT_BETTER);
+	assert_int_equal(metric_compare(&c, base, 5, slow, 5, 0, 0), 0);
+	assert_int_equal(c.verdict, METRIC_NOT_BETTER);
+	assert_true(c.change_lo > 0.05);
+	/* higher is better: the slower side is the better one */
+	assert_int_equal(metric_compare(&c, base, 5, slow, 5, 1, 0), 0);
+	assert_int_equal(c.verdict, METRIC_BETTER);
+	assert_int_equal(metric_compare(&c, base, 0, fast, 5, 0, 0), ERR_INPUT);
+	assert_int_equal(metric_compare(&c, base, 5, fast, 5, 0, 1.5),
+			 ERR_INPUT);
+}
+
+/*
+ * The interval holds the true change as often as it says: 5 runs a
+ * side at 5% noise, a true change of -10%, 2,000 draws.
+ */
+static void test_metric__compare_coverage(void **state)
+{
+	uint64_t rng = 7;
+	double v0[5], v1[5];
+	unsigned covered = 0, better = 0, i, k;
+	struct metric_change c;
+
+	(void)state;
+	for (i = 0; i < 2000; i++) {
+		for (k = 0; k < 5; k++) {
+			v0[k] = 1.0 * exp(0.05 * sim_normal(&rng));
+			v1[k] = 0.9 * exp(0.05 * sim_normal(&rng));
+		}
+		assert_int_equal(metric_compare(&c, v0, 5, v1, 5, 0, 0), 0);
+		covered += c.change_lo <= -0.1 && -0.1 <= c.change_hi;
+		better += c.verdict == METRIC_BETTER;
+	}
+	print_message("compare: %u of 2000 intervals hold -10%%, %u better\n",
+		      covered, better);
+	assert_true(covered >= 1860); /* 93% */
+	assert_true(better >= 1500);  /* the power of 5 runs a side: 83% */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +294,8 @@ int main(void)
 		cmocka_unit_test(test_metric__dags),
 		cmocka_unit_test(test_metric__outliers_tolerated),
 		cmocka_unit_test(test_metric__bad_input),
+		cmocka_unit_test(test_metric__compare),
+		cmocka_unit_test(test_metric__compare_coverage),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
