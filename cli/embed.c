@@ -84,7 +84,16 @@ static void progress(struct embed *e, const struct step_result *st)
 				(left ? engine_estimate_steps(left) : 0));
 	else
 		fprintf(f, "%s check", st->role);
-	fprintf(f, ": %.12s %s", st->hex, verdict_name(st->verdict));
+	fprintf(f, ": %.12s", st->hex);
+	if (st->nvalues) {
+		/* a metric's step: its values, not a verdict */
+		for (size_t i = 0; i < st->nvalues && i < 8; i++)
+			fprintf(f, " %g", st->values[i]);
+		fprintf(f, "%s%s%s", st->nvalues > 8 ? " ..." : "",
+			*st->unit ? " " : "", st->unit);
+	} else {
+		fprintf(f, " %s", verdict_name(st->verdict));
+	}
 	if (st->title && *st->title) {
 		char *title = buf_shown(st->title, 0); /* from a console */
 

@@ -89,7 +89,7 @@ static int parse_value(double *out, const char *w, size_t n)
 int measure_parse_line(struct measure *out, const char *line, size_t len)
 {
 	long at = find_mark(line, len);
-	size_t pos, n;
+	size_t pos, n, i;
 	const char *w;
 	int rc;
 
@@ -112,6 +112,13 @@ int measure_parse_line(struct measure *out, const char *line, size_t len)
 	n = word(line, len, &pos, &w);
 	if (n > MEASURE_UNIT_MAX)
 		return err_set(ERR_INPUT, "measurement unit too long");
+	for (i = 0; i < n; i++)
+		/* shown on terminals, in mail and on the web as it is */
+		if (w[i] < 0x21 || w[i] > 0x7e)
+			return err_set(
+				ERR_INPUT,
+				"the unit of '%s' is not printable ASCII",
+				out->name);
 	memcpy(out->unit, w, n);
 	if (word(line, len, &pos, &w))
 		return err_set(ERR_INPUT, "words after the measurement of '%s'",

@@ -26,8 +26,9 @@ struct measure {
  * a prefix that ends in a blank or ']' (a console's timestamp).  Returns
  * 1 and fills *out for a measurement, 0 for a line without the mark,
  * ERR_INPUT with the reason in err_last() for a line with the mark that
- * is not one: a bad name, a value that is not a finite number, words
- * after the unit.
+ * is not one: a bad name, a value that is not a finite number, a unit
+ * of other than printable ASCII (a control character would reach
+ * terminals and mail as it is), words after the unit.
  */
 int measure_parse_line(struct measure *out, const char *line, size_t len);
 

@@ -68,6 +68,10 @@ static void test_measure__garbage_refused(void **state)
 		{ "bisect-metric: t 1 "
 		  "averyveryveryverylongunit",
 		  "unit too long" },
+		{ "bisect-metric: t 1 m\x1b[2Js", "not printable ASCII" },
+		{ "bisect-metric: t 1 \xc2\x9b"
+		  "2J",
+		  "not printable ASCII" },
 	};
 	struct measure m;
 	size_t i;
