@@ -63,7 +63,7 @@ t0=$(date +%s)
 	--metric probe_loop --json "$j" --out "$SCRATCH/slow" \
 	--max-runs 200 > "$SCRATCH/slow.out" 2> "$SCRATCH/slow.err"
 rc=$?
-tail -n 20 "$SCRATCH/slow.err" | sed 's/^/# /'
+sed 's/^/# /' "$SCRATCH/slow.err"
 sed 's/^/# /' "$SCRATCH/slow.out" | head -n 40
 echo "# slowdown: bisect $(($(date +%s) - t0)) s"
 check "bisect --metric: exit 0 (got $rc)" [ "$rc" -eq 0 ]
@@ -78,6 +78,8 @@ check "bisect --metric: the culprit's values above each parent's" \
 	jq_true "$j" '.metric.verification.culprit as $c |
 		(.metric.verification.parents | length) >= 1 and
 		all(.metric.verification.parents[]; .median < $c.median)'
+check "bisect --metric: each step's progress line gives its value" \
+	grep -Eq '^step [0-9]+ of about [0-9]+: [0-9a-f]{12} [0-9.]+ ms ' "$SCRATCH/slow.err"
 check "bisect --metric: the text gives the medians and the change" \
 	grep -Eq '^median before [0-9.]+ ms, after [0-9.]+ ms: \+[0-9.]+% \(95% interval' "$SCRATCH/slow.out"
 echo "# slowdown: $(jq .metric.runs "$j") runs, $(jq '.metric.commits | length' "$j") commits measured"
