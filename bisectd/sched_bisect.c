@@ -31,12 +31,6 @@
 #include "verdict.h"
 #include "sched_priv.h"
 
-/*
- * The bad endpoint when bisecting to a confidence: run until it failed 3
- * times or ran endpoint_runs times, so that the engine learns how often
- * the failure shows.  Its verdict (bad when it failed at all), NONE while
- * waiting, < 0 when the job ended.
- */
 static int other_failure(const struct plan *p, const char *hex)
 {
 	struct cstat cs;
@@ -45,53 +39,52 @@ static int other_failure(const struct plan *p, const char *hex)
 	return cs.other;
 }
 
-static int need_bad_endpoint(struct plan *p)
+/*
+ * When an endpoint's runs so far decide it, bisecting to a confidence:
+ * its verdict, or VERDICT_NONE for another run.
+ *
+ * The bad endpoint runs until it failed 3 times or ran endpoint_runs
+ * times, so that the engine learns how often the failure shows; it is
+ * bad when it failed at all.
+ */
+static int bad_endpoint_rule(const struct cstat *cs, int endpoint_runs)
 {
-	const struct job_spec *sp = &p->jc->spec;
-	struct cstat cs;
-	int rc;
-
-	for (;;) {
-		sched_commit_status(p, sp->bad, &cs);
-		if (cs.fails >= 3 ||
-		    cs.fails + cs.passes >= (unsigned)sp->endpoint_runs)
-			return cs.fails ? VERDICT_BAD : VERDICT_GOOD;
-		if (cs.verdict == VERDICT_SKIP)
-			return VERDICT_SKIP;
-		if (cs.infra >= 2 || cs.abort) {
-			sched_end_infra(p, sp->bad, &cs);
-			return -1;
-		}
-		if (cs.pending || p->active >= p->slots)
-			return VERDICT_NONE;
-		rc = sched_enqueue(p, sp->bad, "endpoint", 0);
-		if (rc <= 0)
-			return rc;
-		/* answered from the cache: count again */
-	}
+	if (cs->fails >= 3 || cs->fails + cs->passes >= (unsigned)endpoint_runs)
+		return cs->fails ? VERDICT_BAD : VERDICT_GOOD;
+	return VERDICT_NONE;
 }
 
 /*
- * A good endpoint with a confidence: the target failure may show on good
- * commits too, so one failure does not end the job.  It is run again
- * until it passed once; a good commit that fails three times without a
- * pass (or endpoint-runs times, if fewer) is bad.  Its runs go to the
- * engine, as p0's.
+ * A good endpoint: the target failure may show on good commits too, so
+ * one failure does not end the job.  It runs until it passed once; one
+ * that fails three times without a pass (or endpoint_runs times, if
+ * fewer) is bad, as three failures in a row are no good commit's now and
+ * then.  Its runs go to the engine, as p0's.
  */
-static int need_good_endpoint(struct plan *p, const char *hex)
+static int good_endpoint_rule(const struct cstat *cs, int endpoint_runs)
 {
-	const struct job_spec *sp = &p->jc->spec;
+	if (cs->passes)
+		return VERDICT_GOOD;
+	if (cs->fails >= 3 || cs->fails >= (unsigned)endpoint_runs)
+		return VERDICT_BAD;
+	return VERDICT_NONE;
+}
+
+/*
+ * An endpoint's verdict by rule, queueing its runs one by one (or taking
+ * them from the cache): NONE while waiting, < 0 when the job ended.
+ */
+static int need_endpoint(struct plan *p, const char *hex,
+			 int (*rule)(const struct cstat *, int))
+{
 	struct cstat cs;
 	int rc;
 
 	for (;;) {
 		sched_commit_status(p, hex, &cs);
-		if (cs.passes)
-			return VERDICT_GOOD;
-		/* as the bad endpoint's: three failures in a row are no
-		 * good commit's now and then */
-		if (cs.fails >= 3 || cs.fails >= (unsigned)sp->endpoint_runs)
-			return VERDICT_BAD;
+		rc = rule(&cs, p->jc->spec.endpoint_runs);
+		if (rc != VERDICT_NONE)
+			return rc;
 		if (cs.verdict == VERDICT_SKIP)
 			return VERDICT_SKIP;
 		if (cs.infra >= 2 || cs.abort) {
@@ -103,6 +96,7 @@ static int need_good_endpoint(struct plan *p, const char *hex)
 		rc = sched_enqueue(p, hex, "endpoint", 0);
 		if (rc <= 0)
 			return rc;
+		/* answered from the cache: count again */
 	}
 }
 
@@ -123,8 +117,9 @@ static int plan_checks(struct plan *p, char goods[][GU_HEXSZ + 1],
 	*ngoods = 0;
 	gu_oid_parse(&bad, sp->bad);
 	if (sp->check_endpoints) {
-		v = sp->confidence > 0 ? need_bad_endpoint(p)
-				       : sched_need(p, sp->bad, "endpoint");
+		v = sp->confidence > 0
+			    ? need_endpoint(p, sp->bad, bad_endpoint_rule)
+			    : sched_need(p, sp->bad, "endpoint");
 		if (v < 0)
 			return v;
 		if (v == VERDICT_SKIP && other_failure(p, sp->bad))
@@ -160,7 +155,8 @@ static int plan_checks(struct plan *p, char goods[][GU_HEXSZ + 1],
 				sp->bad);
 		if (sp->check_endpoints) {
 			v = sp->confidence > 0
-				    ? need_good_endpoint(p, sp->good[i])
+				    ? need_endpoint(p, sp->good[i],
+						    good_endpoint_rule)
 				    : sched_need(p, sp->good[i], "endpoint");
 			if (v < 0)
 				return v;
