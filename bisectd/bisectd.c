@@ -688,7 +688,12 @@ static int usage(int asked)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/*
+ * The settings: defaults, then the config file (--config, or
+ * /etc/bisectd.conf when there is one), then the command line.  -1 to go
+ * on, or the exit status (--help, --version, a bad setting: 2).
+ */
+static int parse_args(struct config *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'C' },
@@ -752,49 +757,10 @@ int main(int argc, char **argv)
 		['H'] = "header-timeout",
 		['K'] = "min-body-rate-kb",
 	};
-	struct config c = { .listen = "127.0.0.1",
-			    .port = 8070,
-			    .lease_s = 60,
-			    .public_read = 1,
-			    .max_upload_mb = 512,
-			    .fetch_timeout_s = 600,
-			    .fetch_stall_s = 60,
-			    .fetch_max_mb = 16384,
-			    .max_fetches = 4,
-			    .max_jobs_per_submitter = 200,
-			    .max_submits_per_minute = 60,
-			    .repo_urls = "https://",
-			    .per_ip = 256,
-			    .max_conns = 4000,
-			    .header_s = 10,
-			    .min_body_kb = 4,
-			    .max_bodies_mb = 64,
-			    .hook_attempts = 10 };
-	const char *repo_urls[LIST_MAX + 1], *repo_roots[LIST_MAX + 1],
-		*hook_urls[LIST_MAX + 1];
-	struct coord co = { .lock = PTHREAD_MUTEX_INITIALIZER,
-			    .fetch = PTHREAD_COND_INITIALIZER,
-			    .read_lock = PTHREAD_MUTEX_INITIALIZER };
-	struct sched_opts so = { 0 };
-	struct store *ckpt = NULL; /* checkpoints, outside the lock */
-	struct api_opts ao;
-	struct api *api = NULL;
-	struct hooks hk;
-	pthread_t hooks;
-	struct fetchq_opts fo = { 0 };
-	struct fetchq *fq = NULL;
 	const char *config = NULL;
-	char *flags[128] = { 0 }, web_dir[PATH_MAX + 32];
-	struct sigaction sa;
-	int opt, rc, i, had_state, had_db;
+	char *flags[128] = { 0 };
+	int opt, i;
 
-	/* a malloc arena per thread (a dozen here) let the RSS grow with
-	 * every job that went through, as each freed what another had
-	 * taken; with two it stays flat (docs/benchmarks.md) */
-	mallopt(M_ARENA_MAX, 2);
-	log_init("bisectd", 0);
-	default_state(&c);
-	default_recipes(&c);
 	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		if (opt == 'C')
 			config = optarg;
@@ -808,15 +774,124 @@ int main(int argc, char **argv)
 			return usage(opt == 'h');
 	}
 	if ((config || access("/etc/bisectd.conf", R_OK) == 0) &&
-	    read_config(&c, config ? config : "/etc/bisectd.conf")) {
+	    read_config(c, config ? config : "/etc/bisectd.conf")) {
 		log_warnx("%s", err_last());
 		return 2;
 	}
 	for (i = 0; i < 128; i++)
-		if (flags[i] && set_key(&c, keys[i], flags[i])) {
+		if (flags[i] && set_key(c, keys[i], flags[i])) {
 			log_warnx("--%s: %s", keys[i], err_last());
 			return 2;
 		}
+	return -1;
+}
+
+/* The API's settings from the daemon's; web_dir holds PATH_MAX + 32. */
+static void api_options(struct api_opts *ao, const struct config *c,
+			const char **repo_urls, const char **repo_roots,
+			const char **hook_urls, char *web_dir)
+{
+	memset(ao, 0, sizeof(*ao));
+	ao->listen = c->listen;
+	ao->port = c->port;
+	ao->public_read = c->public_read;
+	ao->max_body = 1u << 20;
+	ao->max_upload = c->max_upload_mb << 20;
+	ao->max_poll_s = 30;
+	ao->max_bodies = c->max_bodies_mb << 20;
+	ao->public_url = c->public_url[0] ? c->public_url : NULL;
+	ao->mail_from = c->mail_from[0] ? c->mail_from : NULL;
+	ao->worker_port = c->worker_port;
+	ao->worker_listen = c->worker_listen[0] ? c->worker_listen : c->listen;
+	ao->repo_urls = repo_urls;
+	ao->repo_roots = repo_roots;
+	ao->hook_urls = hook_urls;
+	ao->per_ip = c->per_ip;
+	ao->max_jobs_per_submitter = c->max_jobs_per_submitter;
+	ao->max_submits_per_minute = c->max_submits_per_minute;
+	ao->max_conns = c->max_conns;
+	ao->header_s = c->header_s;
+	ao->body_rate = (double)c->min_body_kb * 1024;
+	find_web_dir(web_dir, PATH_MAX + 32);
+	ao->web_dir = web_dir;
+}
+
+/*
+ * Until SIGTERM or SIGINT: the scheduler's due work once a second, the
+ * API's wake-ups, and the checkpoints of the write-ahead log.
+ */
+static void serve(struct coord *co, struct api *api, struct store *ckpt)
+{
+	while (!stopping) {
+		struct timespec ts = { 1, 0 };
+
+		nanosleep(&ts, NULL);
+		pthread_mutex_lock(&co->lock);
+		if (sched_tick_due(co->sched))
+			log_info("scheduling: %s", err_last());
+		pthread_mutex_unlock(&co->lock);
+		api_dispatch(api);
+		/* the bulk of it outside the lock; then what came since,
+		 * while no write is under way, so that the log is wholly
+		 * copied and the next write starts it again from the top */
+		if (store_checkpoint(ckpt))
+			log_info("checkpoint: %s", err_last());
+		pthread_mutex_lock(&co->lock);
+		if (store_checkpoint(ckpt))
+			log_info("checkpoint: %s", err_last());
+		pthread_mutex_unlock(&co->lock);
+	}
+}
+
+/* The settings that neither the config file nor the command line gave. */
+static const struct config config_defaults = { .listen = "127.0.0.1",
+					       .port = 8070,
+					       .lease_s = 60,
+					       .public_read = 1,
+					       .max_upload_mb = 512,
+					       .fetch_timeout_s = 600,
+					       .fetch_stall_s = 60,
+					       .fetch_max_mb = 16384,
+					       .max_fetches = 4,
+					       .max_jobs_per_submitter = 200,
+					       .max_submits_per_minute = 60,
+					       .repo_urls = "https://",
+					       .per_ip = 256,
+					       .max_conns = 4000,
+					       .header_s = 10,
+					       .min_body_kb = 4,
+					       .max_bodies_mb = 64,
+					       .hook_attempts = 10 };
+
+int main(int argc, char **argv)
+{
+	struct config c = config_defaults;
+	const char *repo_urls[LIST_MAX + 1], *repo_roots[LIST_MAX + 1],
+		*hook_urls[LIST_MAX + 1];
+	struct coord co = { .lock = PTHREAD_MUTEX_INITIALIZER,
+			    .fetch = PTHREAD_COND_INITIALIZER,
+			    .read_lock = PTHREAD_MUTEX_INITIALIZER };
+	struct sched_opts so = { 0 };
+	struct store *ckpt = NULL; /* checkpoints, outside the lock */
+	struct api_opts ao;
+	struct api *api = NULL;
+	struct hooks hk;
+	pthread_t hooks;
+	struct fetchq_opts fo = { 0 };
+	struct fetchq *fq = NULL;
+	char web_dir[PATH_MAX + 32];
+	struct sigaction sa;
+	int rc, had_state, had_db;
+
+	/* a malloc arena per thread (a dozen here) let the RSS grow with
+	 * every job that went through, as each freed what another had
+	 * taken; with two it stays flat (docs/benchmarks.md) */
+	mallopt(M_ARENA_MAX, 2);
+	log_init("bisectd", 0);
+	default_state(&c);
+	default_recipes(&c);
+	if ((rc = parse_args(&c, argc, argv)) >= 0)
+		return rc;
 	if (optind < argc && !strcmp(argv[optind], "token"))
 		return cmd_token(&c, argc - optind, argv + optind);
 	if (optind < argc)
@@ -838,7 +913,7 @@ int main(int argc, char **argv)
 					  : NULL;
 
 		if (bad) {
-			fprintf(stderr, "bisectd: %s: %s\n", bad, err_last());
+			log_warnx("%s: %s", bad, err_last());
 			return 2;
 		}
 	}
@@ -870,29 +945,7 @@ int main(int argc, char **argv)
 		start_failed(&co, ckpt, c.state, had_state, had_db);
 		return 3;
 	}
-	memset(&ao, 0, sizeof(ao));
-	ao.listen = c.listen;
-	ao.port = c.port;
-	ao.public_read = c.public_read;
-	ao.max_body = 1u << 20;
-	ao.max_upload = c.max_upload_mb << 20;
-	ao.max_poll_s = 30;
-	ao.max_bodies = c.max_bodies_mb << 20;
-	ao.public_url = c.public_url[0] ? c.public_url : NULL;
-	ao.mail_from = c.mail_from[0] ? c.mail_from : NULL;
-	ao.worker_port = c.worker_port;
-	ao.worker_listen = c.worker_listen[0] ? c.worker_listen : c.listen;
-	ao.repo_urls = repo_urls;
-	ao.repo_roots = repo_roots;
-	ao.hook_urls = hook_urls;
-	ao.per_ip = c.per_ip;
-	ao.max_jobs_per_submitter = c.max_jobs_per_submitter;
-	ao.max_submits_per_minute = c.max_submits_per_minute;
-	ao.max_conns = c.max_conns;
-	ao.header_s = c.header_s;
-	ao.body_rate = (double)c.min_body_kb * 1024;
-	find_web_dir(web_dir, sizeof(web_dir));
-	ao.web_dir = web_dir;
+	api_options(&ao, &c, repo_urls, repo_roots, hook_urls, web_dir);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGTERM, &sa, NULL);
@@ -941,25 +994,7 @@ int main(int argc, char **argv)
 		api_stop(api);
 		return 3;
 	}
-	while (!stopping) {
-		struct timespec ts = { 1, 0 };
-
-		nanosleep(&ts, NULL);
-		pthread_mutex_lock(&co.lock);
-		if (sched_tick_due(co.sched))
-			log_info("scheduling: %s", err_last());
-		pthread_mutex_unlock(&co.lock);
-		api_dispatch(api);
-		/* the bulk of it outside the lock; then what came since,
-		 * while no write is under way, so that the log is wholly
-		 * copied and the next write starts it again from the top */
-		if (store_checkpoint(ckpt))
-			log_info("checkpoint: %s", err_last());
-		pthread_mutex_lock(&co.lock);
-		if (store_checkpoint(ckpt))
-			log_info("checkpoint: %s", err_last());
-		pthread_mutex_unlock(&co.lock);
-	}
+	serve(&co, api, ckpt);
 	log_info("stopping");
 	pthread_join(hooks, NULL);
 	/* first: a fetch that ends after this no longer wakes the API */
