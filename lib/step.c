@@ -67,6 +67,11 @@ char *step_assignment_dump(const struct step_assignment *a)
 		json_decref(sp);
 		return NULL;
 	}
+	/* the webhook is bisectd's to call: its URL (which may hold a
+	 * user and password) and the key of its signature never go to a
+	 * worker, which could otherwise sign deliveries of its own */
+	json_object_del(sp, "callback");
+	json_object_del(sp, "callback_secret");
 	json_object_set_new(o, "v", json_integer(STEP_WIRE_VERSION));
 	json_object_set_new(o, "lease", json_string(a->lease));
 	json_object_set_new(o, "step", json_integer(a->step));
@@ -511,6 +516,11 @@ int step_result_check(const char *body, size_t len, const char *commit,
 		rc = err_set(ERR_INPUT, "field 'title' must be a string");
 	else if (c && !json_is_string(c))
 		rc = err_set(ERR_INPUT, "field 'commit' must be a string");
+	else if (!c && commit)
+		rc = err_set(ERR_INPUT,
+			     "field 'commit' is missing: its lease is for a "
+			     "step of %s",
+			     commit);
 	else if (c && commit && strcmp(json_string_value(c), commit))
 		rc = err_set(ERR_INPUT,
 			     "field 'commit': the result is for %.40s, but "

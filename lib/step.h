@@ -109,9 +109,9 @@ int step_result_parse(struct step_result *st, const char *json);
 
 /*
  * Check a result that a worker sent: an object of this wire version with
- * a known verdict and a string title, about commit (the step's: a
- * "commit" it names must be that one; NULL: not checked); the verdict
- * is copied out.
+ * a known verdict and a string title, about commit (the step's: its
+ * "commit" must be there and be that one; NULL: not checked); the
+ * verdict is copied out.
  */
 int step_result_check(const char *body, size_t len, const char *commit,
 		      char verdict[8]);

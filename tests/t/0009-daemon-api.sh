@@ -305,7 +305,8 @@ check "a log is shown as text: $code, $(header Content-Type), $(header X-Content
 check "a query's %00 is refused too, not cut: 400" \
 	[ "$(api GET 'jobs?state=done%00x')" = 400 ]
 curl -s -o /dev/null -H "Authorization: Bearer $WTOKEN" \
-	-d '{"verdict":"good","title":""}' "$URL/api/v1/leases/$hl/result"
+	-d "{\"verdict\":\"good\",\"title\":\"\",\"commit\":$(jq .commit "$SCRATCH/hand/lease.json")}" \
+	"$URL/api/v1/leases/$hl/result"
 code=$(curl -s -o "$SCRATCH/body" -w '%{http_code}' -X POST -H "Authorization: Bearer $WTOKEN" \
 	-d '{"verdict":"good"}' "$URL/api/v1/leases/nosuch/result")
 check "a result for an unknown lease: 409 ($code)" [ "$code" = 409 ]

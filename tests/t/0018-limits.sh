@@ -9,7 +9,8 @@
 repo=$SCRATCH/repo
 eval "$("$TOP/tests/fixtures/mkrepo.sh" "$repo" 3 20)"
 make_tokens
-start_bisectd --max-conns-per-address 4 --max-bodies-mb 2
+start_bisectd --max-conns-per-address 4 --max-bodies-mb 2 \
+	--webhook-urls http://127.0.0.1:9/
 check "bisectd is up" [ "$(api GET health)" = 200 ]
 
 # --- tokens ---------------------------------------------------------------
@@ -20,7 +21,9 @@ check "token list names each token with its role" \
 	 grep -q "^tests-worker  *worker" "$SCRATCH/tokens"'
 check "and shows no token itself" \
 	'! grep -q -e "$extra" -e "$STOKEN" -e "$WTOKEN" "$SCRATCH/tokens"'
-req=$(bisect_job "$repo" "$GOOD" "$BAD" 'test ! -f regression')
+# (its webhook, with a password and a signing key, is bisectd's alone)
+req=$(bisect_job "$repo" "$GOOD" "$BAD" 'test ! -f regression' \
+	'{callback: "http://hook:hook-password@127.0.0.1:9/h", callback_secret: "hook-key-1"}')
 check "a new token submits while bisectd runs: 201" \
 	[ "$(api POST jobs "$req" "$extra")" = 201 ]
 expect_exit 0 "token revoke extra" "$BISECTD" --state "$STATE" token revoke extra
@@ -56,6 +59,9 @@ lease=$(jq -r .lease "$SCRATCH/body")
 commit=$(jq -r .commit "$SCRATCH/body")
 check "the worker's own token polls and is given a step ($code)" \
 	'[ "$code" = 200 ] && [ "${#lease}" = 32 ]'
+check "the step it is given holds neither the webhook nor its key" \
+	'jq -e ".spec.command" "$SCRATCH/body" > /dev/null &&
+	 ! grep -q -e hook-password -e hook-key-1 -e callback "$SCRATCH/body"'
 result="{\"v\":1,\"commit\":\"$commit\",\"verdict\":\"good\",\"title\":\"\"}"
 check "a heartbeat for its lease under another worker token: 403" \
 	[ "$(api POST "leases/$lease/heartbeat" "" "$stranger")" = 403 ]

@@ -26,13 +26,16 @@ farm="--max-conns-per-address 0 --max-jobs-per-submitter 0 --max-submits-per-min
 start_bisectd $farm
 wid=$(curl -s -H "Authorization: Bearer $WTOKEN" -d '{"name":"hand","run":true}' "$URL/api/v1/workers" | jq .id)
 id=$(submit "$(jq -nc --arg r "$repo" --arg c "$BAD" '{type: "test", repo: $r, commit: $c, command: "true # by hand"}')")
-lease=$(curl -s -X POST -H "Authorization: Bearer $WTOKEN" "$URL/api/v1/workers/$wid/poll" | jq -r .lease)
+curl -s -X POST -H "Authorization: Bearer $WTOKEN" "$URL/api/v1/workers/$wid/poll" \
+	> "$SCRATCH/lease.json"
+lease=$(jq -r .lease "$SCRATCH/lease.json")
 kill -9 "$DPID"
 wait "$DPID" 2> /dev/null
 start_bisectd $farm
 post_result() {
 	curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $WTOKEN" \
-		-d '{"verdict":"good","title":""}' "$URL/api/v1/leases/$lease/result"
+		-d "{\"verdict\":\"good\",\"title\":\"\",\"commit\":$(jq .commit "$SCRATCH/lease.json")}" \
+		"$URL/api/v1/leases/$lease/result"
 }
 first=$(post_result) second=$(post_result)
 check "a lease from before a kill -9 gives its result once ($first, then $second)" \

@@ -177,7 +177,9 @@ static void test_step__other_versions_refused(void **state)
 		"{\"v\":2,\"lease\":\"L\",\"step\":1,\"job\":1,\"commit\":"
 		"\"c\","
 		"\"role\":\"bisect\",\"lease_seconds\":60,\"spec\":{}}";
-	static const char unversioned[] = "{\"verdict\":\"good\"}";
+	static const char unversioned[] =
+		"{\"verdict\":\"good\",\"commit\":\"c\"}";
+	static const char uncommitted[] = "{\"verdict\":\"good\"}";
 	struct step_assignment a;
 	struct step_result r;
 	char verdict[8];
@@ -197,6 +199,11 @@ static void test_step__other_versions_refused(void **state)
 	assert_int_equal(step_result_check(unversioned, strlen(unversioned),
 					   "c", verdict),
 			 0);
+	/* and one that names no commit is about no step */
+	assert_int_equal(step_result_check(uncommitted, strlen(uncommitted),
+					   "c", verdict),
+			 ERR_INPUT);
+	assert_non_null(strstr(err_last(), "field 'commit' is missing"));
 }
 
 #define HEX_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
