@@ -133,9 +133,12 @@ static const char *token_role(struct api *a, struct MHD_Connection *mc,
 	    strlen(h + 7) > 256)
 		return NULL;
 	api_token_hash(hash, h + 7);
-	pthread_mutex_lock(&a->c->lock);
-	rc = store_token_role(a->c->store, hash, role, name);
-	pthread_mutex_unlock(&a->c->lock);
+	/* on the readers' connection: this runs in the event thread, which
+	 * must not wait while the scheduler holds the daemon's lock (a
+	 * large job's planning), or no other request is answered */
+	pthread_mutex_lock(&a->c->read_lock);
+	rc = store_token_role(a->c->reader, hash, role, name);
+	pthread_mutex_unlock(&a->c->read_lock);
 	if (rc)
 		hash[0] = '\0';
 	return rc ? NULL : role;

@@ -9,8 +9,8 @@
 repo=$SCRATCH/repo
 eval "$("$TOP/tests/fixtures/mkrepo.sh" "$repo" 3 20)"
 make_tokens
-start_bisectd --max-conns-per-address 4 --max-bodies-mb 2 \
-	--webhook-urls http://127.0.0.1:9/
+HOOK_URLS=http://127.0.0.1:9/ start_bisectd --max-conns-per-address 4 \
+	--max-bodies-mb 2
 check "bisectd is up" [ "$(api GET health)" = 200 ]
 
 # --- tokens ---------------------------------------------------------------
