@@ -472,7 +472,7 @@ static const struct route {
 	int slow; /* may take long: run in the pool, not the event thread */
 } routes[] = {
 	{ "GET", "health", NULL, NULL, r_health, 0 },
-	{ "GET", "jobs", NULL, NULL, r_jobs, 0 },
+	{ "GET", "jobs", NULL, NULL, r_jobs, 1 },
 	{ "POST", "jobs", "submit", "submitting needs a submit token", r_submit,
 	  1 },
 	{ "GET", "jobs/#job", NULL, NULL, r_job, 0 },
@@ -511,6 +511,8 @@ static enum MHD_Result defer(struct api *a, struct MHD_Connection *mc,
 			     struct conn *cn, const char *method,
 			     const char *url)
 {
+	int q;
+
 	cn->method = strdup(method);
 	cn->url = strdup(url);
 	if (!cn->method || !cn->url)
@@ -526,11 +528,12 @@ static enum MHD_Result defer(struct api *a, struct MHD_Connection *mc,
 	cn->pending = PENDING_POOL;
 	MHD_suspend_connection(mc);
 	cn->next = NULL;
-	if (a->q_tail)
-		a->q_tail->next = cn;
+	q = cn->role[0] ? 0 : 1;
+	if (a->q_tail[q])
+		a->q_tail[q]->next = cn;
 	else
-		a->q_head = cn;
-	a->q_tail = cn;
+		a->q_head[q] = cn;
+	a->q_tail[q] = cn;
 	pthread_cond_signal(&a->q_cond);
 	pthread_mutex_unlock(&a->q_lock);
 	return MHD_YES;
@@ -866,7 +869,8 @@ static void on_log(void *cls, const char *fmt, va_list ap)
 	log_vwarnx(fmt, ap);
 }
 
-/* A pool thread: the slow calls, in the order they came. */
+/* A pool thread: the slow calls, token holders' first, each queue in
+ * the order they came. */
 static void *pool_main(void *arg)
 {
 	struct api *a = arg;
@@ -874,14 +878,16 @@ static void *pool_main(void *arg)
 	pthread_mutex_lock(&a->q_lock);
 	for (;;) {
 		struct conn *cn;
+		int q;
 
-		while (!a->q_head && !a->stopping)
+		while (!a->q_head[0] && !a->q_head[1] && !a->stopping)
 			pthread_cond_wait(&a->q_cond, &a->q_lock);
-		if (!(cn = a->q_head))
+		q = a->q_head[0] ? 0 : 1;
+		if (!(cn = a->q_head[q]))
 			break; /* stopping, and nothing left */
-		a->q_head = cn->next;
-		if (!a->q_head)
-			a->q_tail = NULL;
+		a->q_head[q] = cn->next;
+		if (!a->q_head[q])
+			a->q_tail[q] = NULL;
 		cn->next = NULL;
 		pthread_mutex_unlock(&a->q_lock);
 		deferring = cn;

@@ -61,10 +61,13 @@ struct api {
 	struct conn *wait_head, *wait_tail;
 	size_t nwaiting;
 	int closing; /* no more waits: the daemon stops */
-	/* calls handed to the pool: q_lock guards the queue and stopping */
+	/* calls handed to the pool: q_lock guards the queues and stopping.
+	 * Queue 0 holds the calls of token holders, taken first; queue 1
+	 * those without a token, so that readers cannot hold up a submit
+	 * behind their own calls */
 	pthread_mutex_t q_lock;
 	pthread_cond_t q_cond;
-	struct conn *q_head, *q_tail;
+	struct conn *q_head[2], *q_tail[2];
 	int stopping;
 	pthread_t pool[API_POOL_MAX], timer;
 	int npool, have_timer;

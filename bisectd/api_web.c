@@ -223,8 +223,9 @@ static enum MHD_Result get_metrics(struct api *a, struct MHD_Connection *mc)
 	if (rc)
 		return api_error_reply(mc, api_status_for(rc), err_last());
 	pthread_mutex_lock(&a->q_lock);
-	for (cn = a->q_head; cn; cn = cn->next)
-		queued++;
+	for (int q = 0; q < 2; q++)
+		for (cn = a->q_head[q]; cn; cn = cn->next)
+			queued++;
 	pthread_mutex_unlock(&a->q_lock);
 	buf_init(&b, 1u << 20);
 	rc = metrics_write(a->m, &c, &b);
