@@ -111,6 +111,13 @@ empty=$(jq -nc --arg r "$repo" --arg c "$BAD" \
 code=$(api POST jobs "$empty" "$STOKEN")
 check "an empty patch to apply: 422 ($code), as bisectctl refuses one" \
 	'[ "$code" = 422 ] && jq_true "$SCRATCH/body" ".error | test(\"^patch 1 [(].a[.]patch.[)] is empty$\")"'
+# a release or a flavour that apt-get would take for an option
+for f in 'good: ["--1"], bad: "6.1.0-50", flavour: "cloud-amd64"' \
+	'good: ["6.1.0-47"], bad: "6.1.0-50", flavour: "-amd64"'; do
+	code=$(api POST jobs "$(jq -nc "{type: \"releases\", $f}")" "$STOKEN")
+	check "releases $f: 422 ($(jq -r .error "$SCRATCH/body"))" \
+		'[ "$code" = 422 ] && jq_true "$SCRATCH/body" ".error | test(\"from a (letter or )?digit\")"'
+done
 code=$(api GET jobs)
 check "no job was made" \
 	'[ "$code" = 200 ] && jq -e ".jobs == []" "$SCRATCH/body" > /dev/null'
