@@ -4,11 +4,12 @@
  * and body, and room made for a new connection when all are taken
  * (conns.h has the rules).
  *
- * Each entry is on one of four lists, oldest first, which are also the
+ * Each entry is on one of five lists, oldest first, which are also the
  * order in which they are closed to make room: untrusted connections
- * idle after a request, untrusted ones waiting for their first
- * request's headers (these two have the header deadline), untrusted
- * ones with a request under way, and trusted ones (never).  An entry
+ * idle after a request, trusted ones idle after a request (these hold
+ * nothing), untrusted ones waiting for their first request's headers
+ * (these and the first have the header deadline), untrusted ones with a
+ * request under way, and trusted ones with a request under way (never).  An entry
  * that this module has shut down is on none, and no longer counts,
  * until the HTTP server says it has closed.  Each entry also belongs to
  * its network, which counts its entries on the second and third lists,
@@ -38,6 +39,7 @@ enum phase {
 
 enum {
 	LIST_IDLE,
+	LIST_TRUSTED_IDLE,
 	LIST_FRESH,
 	LIST_BUSY,
 	LIST_TRUSTED,
@@ -358,8 +360,7 @@ void conns_answered(struct conns_entry *e, double now)
 	pthread_mutex_lock(&e->cs->lock);
 	if (e->list != LIST_NONE) {
 		e->phase = PHASE_HEADERS;
-		if (!e->trusted)
-			append(e, LIST_IDLE, now);
+		append(e, e->trusted ? LIST_TRUSTED_IDLE : LIST_IDLE, now);
 	}
 	pthread_mutex_unlock(&e->cs->lock);
 }
@@ -383,7 +384,7 @@ void conns_tick(struct conns *cs, double now)
 	pthread_mutex_lock(&cs->lock);
 	/* oldest first: the first that is not due ends the walk */
 	for (l = LIST_IDLE; l <= LIST_FRESH; l++)
-		while ((e = cs->lists[l].head) &&
+		while (l != LIST_TRUSTED_IDLE && (e = cs->lists[l].head) &&
 		       now >= e->since + cs->o.header_s)
 			shut(e, CONNS_HEADERS);
 	for (l = LIST_BUSY; l <= LIST_TRUSTED; l++)
@@ -405,7 +406,8 @@ void conns_stats(struct conns *cs, struct conns_stats *out)
 	out->fresh += cs->lists[LIST_FRESH].n;
 	out->idle += cs->lists[LIST_IDLE].n;
 	out->busy += cs->lists[LIST_BUSY].n;
-	out->trusted += cs->lists[LIST_TRUSTED].n;
+	out->trusted +=
+		cs->lists[LIST_TRUSTED].n + cs->lists[LIST_TRUSTED_IDLE].n;
 	for (i = 0; i < CONNS_NWHY; i++)
 		out->closed[i] += cs->closed[i];
 	pthread_mutex_unlock(&cs->lock);

@@ -25,11 +25,15 @@
  *    untrusted connection that waits for its first request's headers
  *    or has a request under way.  The one closed is the untrusted
  *    connection idle for longest after a request (keep-alive), else the
- *    untrusted one that has waited longest for its first request's
- *    headers, else the untrusted one whose request began first.  Else
- *    (its network has one, or every other connection is trusted) the
- *    new connection is closed.  A trusted connection is never closed
- *    to make room.  Without the rule of networks, an attacker's new
+ *    trusted one idle for longest after a request (it holds nothing: a
+ *    token's holder cannot keep every place with idle connections, and
+ *    its reconnections take its own places first), else the untrusted
+ *    one that has waited longest for its first request's headers, else
+ *    the untrusted one whose request began first.  Else (its network
+ *    has one, or every other connection is trusted and has a request
+ *    under way) the new connection is closed.  A trusted connection
+ *    with a request under way is never closed to make room.  Without
+ *    the rule of networks, an attacker's new
  *    connections, each taking the place of the oldest, would turn the
  *    whole list over in a few milliseconds and take a client's place
  *    before its headers were read.

@@ -83,6 +83,32 @@ check "the attack went on to the end" held
 wait "$attack"
 echo "# the attack: $(cat "$SCRATCH/attack.json")"
 
+# --- a token's holder keeping places --------------------------------------
+# 32 addresses x 16 connections that each sent one whole request with a
+# submit token and then stay idle: they hold nothing, and give way
+HTOKEN=$("$BISECTD" --state "$STATE" token add submit holder)
+SLOWLORIS_TOKEN=$HTOKEN "$SLOW" 127.0.0.1 "$PORT" 100 32 "$per" 14 \
+	> "$SCRATCH/held.json" &
+attack=$!
+PIDS="$PIDS $attack"
+for _ in $(seq 20); do held && break; done
+check "a token's holder holds all $max places with idle connections" held
+end=$(($(date +%s) + 8))
+while [ "$(date +%s)" -lt "$end" ]; do
+	n=$((n + 1))
+	probe "$SCRATCH/health2" "$URL/api/v1/health"
+	probe "$SCRATCH/submit2" -H "Authorization: Bearer $STOKEN" \
+		--data-binary "{\"type\":\"test\",\"repo\":\"$repo\",\"commit\":\"$BAD\",\"command\":\"true # $n\"}" \
+		"$URL/api/v1/jobs"
+	sleep 0.5
+done
+check "meanwhile, GET health without a token: $(probes "$SCRATCH/health2" 200)" \
+	answered "$SCRATCH/health2" 200
+check "and another submitter's submission: $(probes "$SCRATCH/submit2" 201)" \
+	answered "$SCRATCH/submit2" 201
+wait "$attack"
+echo "# the holder: $(cat "$SCRATCH/held.json")"
+
 # --- deadlines --------------------------------------------------------------
 # each from a loopback address of its own, all at once: slow headers,
 # a body that trickles (100 bytes/s, 3,000 bytes) and one that keeps to

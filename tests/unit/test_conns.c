@@ -157,10 +157,10 @@ static void test_conns__an_ipv6_64_is_one_network(void **state)
 	stop(&f);
 }
 
-static void test_conns__a_trusted_connection_is_never_closed(void **state)
+static void test_conns__a_trusted_request_is_never_closed(void **state)
 {
 	struct fixture f;
-	int a, b, c;
+	int a, b, c, d;
 
 	(void)state;
 	start(&f, 2, 0);
@@ -171,12 +171,18 @@ static void test_conns__a_trusted_connection_is_never_closed(void **state)
 	conns_headers(f.e[b], 1, 3);
 	conns_received(f.e[b]);
 	conns_answered(f.e[b], 4); /* idle, between requests */
-	c = open_from(&f, "10.0.0.3", 5);
-	assert_true(is_shut(&f, c));
+	conns_tick(f.cs, 1000);	   /* no header deadline for it */
+	assert_false(is_shut(&f, b));
+	/* a trusted idle connection holds nothing: it gives way */
+	c = open_from(&f, "10.0.0.3", 1001);
+	assert_true(is_shut(&f, b));
+	assert_false(is_shut(&f, c));
+	/* a trusted one with its request under way does not */
+	conns_headers(f.e[c], 1, 1002);
+	d = open_from(&f, "10.0.0.4", 1003);
+	assert_true(is_shut(&f, d));
 	assert_false(is_shut(&f, a));
-	assert_false(is_shut(&f, b));
-	conns_tick(f.cs, 1000); /* nor by the header deadline */
-	assert_false(is_shut(&f, b));
+	assert_false(is_shut(&f, c));
 	stop(&f);
 }
 
@@ -308,8 +314,7 @@ int main(void)
 		cmocka_unit_test(test_conns__full_closes_the_oldest_waiting),
 		cmocka_unit_test(test_conns__a_network_with_one_waiting_waits),
 		cmocka_unit_test(test_conns__an_ipv6_64_is_one_network),
-		cmocka_unit_test(
-			test_conns__a_trusted_connection_is_never_closed),
+		cmocka_unit_test(test_conns__a_trusted_request_is_never_closed),
 		cmocka_unit_test(test_conns__requests_under_way_give_way_last),
 		cmocka_unit_test(test_conns__idle_keep_alives_go_first),
 		cmocka_unit_test(test_conns__headers_have_a_deadline),
