@@ -168,7 +168,8 @@ static int vals_add(struct vals *a, const double *v, size_t n)
 		a->y = p;
 		a->cap = cap;
 	}
-	memcpy(a->v + a->n, v, n * sizeof(*v));
+	if (n)
+		memcpy(a->v + a->n, v, n * sizeof(*v));
 	for (i = 0; i < n; i++)
 		a->y[a->n + i] = log(v[i]);
 	a->n += (uint32_t)n;
@@ -193,9 +194,11 @@ static double median_of(double *v, size_t n)
 
 static double median_copy(const double *v, size_t n)
 {
-	double *t = malloc((n ? n : 1) * sizeof(*t)), m;
+	double *t, m;
 
-	if (!t)
+	if (n == 0)
+		return NAN; /* (v may be NULL then) */
+	if (!(t = malloc(n * sizeof(*t))))
 		return NAN;
 	memcpy(t, v, n * sizeof(*v));
 	m = median_of(t, n);
@@ -990,7 +993,8 @@ static void raw_split(const struct engine *e, uint32_t c, double *r0,
 	size_t i, j;
 
 	*n0 = *n1 = 0;
-	memcpy(r0, m->base.v, m->base.n * sizeof(*r0));
+	if (m->base.n)
+		memcpy(r0, m->base.v, m->base.n * sizeof(*r0));
 	*n0 = m->base.n;
 	for (i = 0; i < m->ntested; i++) {
 		const struct vals *a = &m->c[m->tested[i]];
