@@ -133,12 +133,14 @@ static const char *token_role(struct api *a, struct MHD_Connection *mc,
 	    strlen(h + 7) > 256)
 		return NULL;
 	api_token_hash(hash, h + 7);
-	/* on the readers' connection: this runs in the event thread, which
+	/* on a connection of its own: this runs in the event thread, which
 	 * must not wait while the scheduler holds the daemon's lock (a
-	 * large job's planning), or no other request is answered */
-	pthread_mutex_lock(&a->c->read_lock);
-	rc = store_token_role(a->c->reader, hash, role, name);
-	pthread_mutex_unlock(&a->c->read_lock);
+	 * large job's planning) or a reader builds a long job list, or no
+	 * other request on the thread is answered */
+	pthread_mutex_lock(&a->c->auth_lock);
+	rc = store_token_role(a->c->auth ? a->c->auth : a->c->reader, hash,
+			      role, name);
+	pthread_mutex_unlock(&a->c->auth_lock);
 	if (rc)
 		hash[0] = '\0';
 	return rc ? NULL : role;
@@ -475,7 +477,7 @@ static const struct route {
 	{ "GET", "jobs", NULL, NULL, r_jobs, 1 },
 	{ "POST", "jobs", "submit", "submitting needs a submit token", r_submit,
 	  1 },
-	{ "GET", "jobs/#job", NULL, NULL, r_job, 0 },
+	{ "GET", "jobs/#job", NULL, NULL, r_job, 1 },
 	{ "POST", "jobs/#job/cancel", "submit",
 	  "cancelling needs a submit token", r_cancel, 1 },
 	{ "POST", "jobs/#job/answer", "submit",
@@ -869,8 +871,8 @@ static void on_log(void *cls, const char *fmt, va_list ap)
 	log_vwarnx(fmt, ap);
 }
 
-/* A pool thread: the slow calls, token holders' first, each queue in
- * the order they came. */
+/* A pool thread: the slow calls, token holders' three times of four
+ * while both queues wait, each queue in the order they came. */
 static void *pool_main(void *arg)
 {
 	struct api *a = arg;
@@ -882,7 +884,7 @@ static void *pool_main(void *arg)
 
 		while (!a->q_head[0] && !a->q_head[1] && !a->stopping)
 			pthread_cond_wait(&a->q_cond, &a->q_lock);
-		q = a->q_head[0] ? 0 : 1;
+		q = a->q_head[0] && (!a->q_head[1] || ++a->q_turn % 4) ? 0 : 1;
 		if (!(cn = a->q_head[q]))
 			break; /* stopping, and nothing left */
 		a->q_head[q] = cn->next;

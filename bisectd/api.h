@@ -26,6 +26,11 @@ struct coord {
 	 * read committed state without waiting for the scheduler's lock */
 	struct store *reader;
 	pthread_mutex_t read_lock;
+	/* a third for the tokens alone: the event thread looks one up for
+	 * every request with a token, and must never wait behind a job list
+	 * or the scheduler */
+	struct store *auth;
+	pthread_mutex_t auth_lock;
 };
 
 struct api_opts {

@@ -62,12 +62,14 @@ struct api {
 	size_t nwaiting;
 	int closing; /* no more waits: the daemon stops */
 	/* calls handed to the pool: q_lock guards the queues and stopping.
-	 * Queue 0 holds the calls of token holders, taken first; queue 1
-	 * those without a token, so that readers cannot hold up a submit
-	 * behind their own calls */
+	 * Queue 0 holds the calls of token holders, queue 1 those without
+	 * a token: while both wait, three picks of four are queue 0's, so
+	 * that readers without a token do not hold up a submit behind their
+	 * own calls and a token's holder does not starve them */
 	pthread_mutex_t q_lock;
 	pthread_cond_t q_cond;
 	struct conn *q_head[2], *q_tail[2];
+	unsigned q_turn; /* every QUEUE_SHARE-th pick is queue 1's */
 	int stopping;
 	pthread_t pool[API_POOL_MAX], timer;
 	int npool, have_timer;

@@ -387,7 +387,8 @@ static void start_failed(struct coord *co, struct store *ckpt,
 	store_close(co->store);
 	store_close(ckpt);
 	store_close(co->reader);
-	co->store = co->reader = NULL;
+	store_close(co->auth);
+	co->store = co->reader = co->auth = NULL;
 	for (i = 0; !had_db && i < sizeof(files) / sizeof(files[0]); i++) {
 		if ((p = util_fmt("%s/%s", state, files[i])))
 			unlink(p);
@@ -870,7 +871,8 @@ int main(int argc, char **argv)
 		*hook_urls[LIST_MAX + 1];
 	struct coord co = { .lock = PTHREAD_MUTEX_INITIALIZER,
 			    .fetch = PTHREAD_COND_INITIALIZER,
-			    .read_lock = PTHREAD_MUTEX_INITIALIZER };
+			    .read_lock = PTHREAD_MUTEX_INITIALIZER,
+			    .auth_lock = PTHREAD_MUTEX_INITIALIZER };
 	struct sched_opts so = { 0 };
 	struct store *ckpt = NULL; /* checkpoints, outside the lock */
 	struct api_opts ao;
@@ -926,10 +928,13 @@ int main(int argc, char **argv)
 	}
 	if (gu_init() || http_global_init() || open_store(&co.store, c.state) ||
 	    open_store(&ckpt, c.state) || open_store(&co.reader, c.state) ||
+	    open_store(&co.auth, c.state) ||
 	    store_autocheckpoint_off(co.store) ||
 	    store_autocheckpoint_off(co.reader) ||
-	    /* the two others read little: the job list, the log */
-	    store_cache_kib(ckpt, 64) || store_cache_kib(co.reader, 256)) {
+	    store_autocheckpoint_off(co.auth) ||
+	    /* the others read little: the job list, the log, the tokens */
+	    store_cache_kib(ckpt, 64) || store_cache_kib(co.reader, 256) ||
+	    store_cache_kib(co.auth, 64)) {
 		log_warnx("%s", err_last());
 		start_failed(&co, ckpt, c.state, had_state, had_db);
 		return 3;
@@ -1006,6 +1011,7 @@ int main(int argc, char **argv)
 	store_close(co.store);
 	store_close(ckpt);
 	store_close(co.reader);
+	store_close(co.auth);
 	gu_shutdown();
 	return 0;
 }

@@ -25,9 +25,9 @@
  *    untrusted connection that waits for its first request's headers
  *    or has a request under way.  The one closed is the untrusted
  *    connection idle for longest after a request (keep-alive), else the
- *    trusted one idle for longest after a request (it holds nothing: a
- *    token's holder cannot keep every place with idle connections, and
- *    its reconnections take its own places first), else the untrusted
+ *    trusted one idle for longest after a request, of any network (it
+ *    holds nothing: a token's holder cannot keep every place with idle
+ *    connections), else the untrusted
  *    one that has waited longest for its first request's headers, else
  *    the untrusted one whose request began first.  Else (its network
  *    has one, or every other connection is trusted and has a request
