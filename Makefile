@@ -215,8 +215,8 @@ check-inverted: all
 # from the seed corpus; findings would be written to tests/fuzz/.
 FUZZ_SECONDS ?= 60
 FUZZ_SRC = tests/fuzz/fuzz_request.c lib/job.c lib/step.c lib/buf.c lib/error.c \
-	lib/verdict.c lib/policy.c lib/recipe.c lib/classify.c lib/frames.c \
-	lib/log.c lib/util.c
+	lib/measure.c lib/verdict.c lib/policy.c lib/recipe.c lib/classify.c \
+	lib/frames.c lib/log.c lib/util.c
 $(B)/tests/fuzz/fuzz_request: $(FUZZ_SRC)
 	@mkdir -p $(@D)
 	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
