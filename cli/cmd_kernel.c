@@ -314,10 +314,7 @@ static const char *metric_spec(struct job_spec *spec,
 			       const struct common *c)
 {
 	if (!x->mo.name)
-		return x->dir || x->min_given
-			       ? "--lower-is-better, --higher-is-better and "
-				 "--min-change need --metric NAME"
-			       : NULL;
+		return ctl_metric_orphans(NULL, x->dir, x->min_given);
 	if (c->confidence == 0)
 		return "--metric needs a confidence from 0.5 to below 1 "
 		       "(default 0.95), not 0: values need a probability";
@@ -687,7 +684,7 @@ int cmd_verify(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct common c = { .repo_path = ".", .confidence = -1 };
-	const char *result = "";
+	const char *result = "", *conflict;
 	struct kernel_opts k = { .runs = 1 };
 	struct bisect_ctx ctx = { .lock = -1 };
 	struct recipe recipe = { 0 };
@@ -707,10 +704,9 @@ int cmd_verify(int argc, char **argv)
 
 	status = ctl_parse_kernel_args(argc, argv, opts, &c, &k, verify_opt, &x,
 				       "verify");
-	if (!status && !x.mo.name && (x.dir || x.min_given))
-		status =
-			ctl_usage_error("--lower-is-better, --higher-is-better "
-					"and --min-change need --metric NAME");
+	if (!status &&
+	    (conflict = ctl_metric_orphans(x.mo.name, x.dir, x.min_given)))
+		status = ctl_usage_error("%s", conflict);
 	if (status) {
 		ctl_release_patches(p);
 		return status;

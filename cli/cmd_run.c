@@ -47,10 +47,7 @@ static const char *metric_conflict(const struct common *c, int network, int dir,
 				   int min_given, const char *name)
 {
 	if (!name)
-		return dir || min_given ? "--lower-is-better, "
-					  "--higher-is-better and --min-change "
-					  "need --metric NAME"
-					: NULL;
+		return ctl_metric_orphans(name, dir, min_given);
 	if (c->confidence == 0)
 		return "--metric needs a confidence from 0.5 to below 1 "
 		       "(default 0.95), not 0: values need a probability";

@@ -208,6 +208,9 @@ enum { OPT_METRIC = 1100, OPT_LOWER, OPT_HIGHER, OPT_MIN_CHANGE };
 		"min-change", required_argument, NULL, OPT_MIN_CHANGE          \
 	}
 int ctl_metric_opt(struct metric_opts *mo, int opt, const char *arg, int *dir);
+/* The message when a direction (dir) or --min-change (min_given) came
+ * without --metric NAME (name NULL); NULL otherwise. */
+const char *ctl_metric_orphans(const char *name, int dir, int min_given);
 int cmd_stats(int argc, char **argv);
 int cmd_test(int argc, char **argv);
 int cmd_verify(int argc, char **argv);

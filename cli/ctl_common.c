@@ -512,6 +512,14 @@ static double parse_min_change(const char *arg)
 }
 
 /* The metric options; 1 taken, 0 not one of them, -1 bad. */
+const char *ctl_metric_orphans(const char *name, int dir, int min_given)
+{
+	return !name && (dir || min_given)
+		       ? "--lower-is-better, --higher-is-better and "
+			 "--min-change need --metric NAME"
+		       : NULL;
+}
+
 int ctl_metric_opt(struct metric_opts *mo, int opt, const char *arg, int *dir)
 {
 	switch (opt) {
