@@ -138,8 +138,7 @@ static const char *token_role(struct api *a, struct MHD_Connection *mc,
 	 * large job's planning) or a reader builds a long job list, or no
 	 * other request on the thread is answered */
 	pthread_mutex_lock(&a->c->auth_lock);
-	rc = store_token_role(a->c->auth ? a->c->auth : a->c->reader, hash,
-			      role, name);
+	rc = store_token_role(a->c->auth, hash, role, name);
 	pthread_mutex_unlock(&a->c->auth_lock);
 	if (rc)
 		hash[0] = '\0';

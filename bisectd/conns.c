@@ -383,10 +383,14 @@ void conns_tick(struct conns *cs, double now)
 		return;
 	pthread_mutex_lock(&cs->lock);
 	/* oldest first: the first that is not due ends the walk */
-	for (l = LIST_IDLE; l <= LIST_FRESH; l++)
-		while (l != LIST_TRUSTED_IDLE && (e = cs->lists[l].head) &&
-		       now >= e->since + cs->o.header_s)
+	for (l = 0; l < 2; l++) {
+		/* the lists with a header deadline */
+		static const int timed[] = { LIST_IDLE, LIST_FRESH };
+		struct list *h = &cs->lists[timed[l]];
+
+		while ((e = h->head) && now >= e->since + cs->o.header_s)
 			shut(e, CONNS_HEADERS);
+	}
 	for (l = LIST_BUSY; l <= LIST_TRUSTED; l++)
 		for (e = cs->lists[l].head; e; e = next) {
 			next = e->next;
