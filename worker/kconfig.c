@@ -293,7 +293,8 @@ static void check_dropped(const char *final, const char *wanted,
 
 static int run_make(const struct recipe *r, const char *src_dir,
 		    const char *build_dir, const char *target,
-		    const char *log_path, const char *sandbox, double timeout)
+		    const char *log_path, const char *sandbox, double timeout,
+		    unsigned max_procs)
 {
 	struct proc_result pr;
 	char *o = util_fmt("O=%s", build_dir),
@@ -301,7 +302,8 @@ static int run_make(const struct recipe *r, const char *src_dir,
 	const char *argv[SANDBOX_WORDS + 8];
 	struct proc_opts opts = { .log_path = log_path,
 				  .append = 1,
-				  .timeout_s = timeout > 0 ? timeout : 0 };
+				  .timeout_s = timeout > 0 ? timeout : 0,
+				  .max_procs = sandbox ? max_procs : 0 };
 	size_t n = 0;
 	int rc = sandbox ? sandbox_argv(argv, &n, sandbox, NULL) : 0;
 
@@ -330,7 +332,7 @@ static int run_make(const struct recipe *r, const char *src_dir,
 int kconfig_prepare(const struct recipe *r, const char *src_dir,
 		    const char *build_dir, const char *log_path,
 		    struct buf *notes, const char *work_dir,
-		    double sandbox_timeout)
+		    double sandbox_timeout, unsigned max_procs)
 {
 	const char *sandbox = sandbox_timeout >= 0 ? work_dir : NULL;
 	struct buf config, frag, wanted, final;
@@ -349,7 +351,7 @@ int kconfig_prepare(const struct recipe *r, const char *src_dir,
 		goto out;
 	if (is_target) {
 		rc = run_make(r, src_dir, build_dir, r->base, log_path, sandbox,
-			      sandbox_timeout);
+			      sandbox_timeout, max_procs);
 		if (!rc)
 			rc = beneath_read(&config, work_dir, dotconfig);
 	} else {
@@ -371,7 +373,7 @@ int kconfig_prepare(const struct recipe *r, const char *src_dir,
 		rc = beneath_write(work_dir, dotconfig, config.ptr, config.len);
 	if (!rc)
 		rc = run_make(r, src_dir, build_dir, "olddefconfig", log_path,
-			      sandbox, sandbox_timeout);
+			      sandbox, sandbox_timeout, max_procs);
 	if (!rc)
 		rc = beneath_read(&final, work_dir, dotconfig);
 	if (!rc)

@@ -18,12 +18,14 @@
  * build_dir lies below work_dir, which is the caller's: what the build
  * wrote there is read and written without following its links
  * (beneath.h).  With sandbox_timeout >= 0, make runs in the sandbox of
- * work_dir, killed after that many seconds (0: never).
+ * work_dir, killed after that many seconds (0: never), with max_procs
+ * processes at most in a cgroup of its own (0: none), so that nothing
+ * it started outlives it.
  */
 int kconfig_prepare(const struct recipe *r, const char *src_dir,
 		    const char *build_dir, const char *log_path,
 		    struct buf *notes, const char *work_dir,
-		    double sandbox_timeout);
+		    double sandbox_timeout, unsigned max_procs);
 
 /*
  * Read a config into out: a config file (plain, xz, gzip, ...), or the one

@@ -531,7 +531,8 @@ static int do_config(struct pipeline_result *out, const struct step_spec *s,
 		goto out; /* no Kconfig or recipe change since the last step */
 	unlink(stamp);
 	rc = kconfig_prepare(s->recipe, src, build, out->build_log, notes,
-			     s->work_dir, s->sandbox ? s->timeout_s : -1);
+			     s->work_dir, s->sandbox ? s->timeout_s : -1,
+			     s->max_procs);
 	if (!rc)
 		write_stamp(s, stamp, hash);
 out:
