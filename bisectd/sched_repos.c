@@ -125,15 +125,19 @@ static int fetch_mirror(const char *state_dir, const char *url,
 	     *repos = util_fmt("%s/repos", state_dir), slow[64];
 	/* no password prompts, and only network protocols: not file://
 	 * (any repository on this machine) or ext:: (any command); curl
-	 * gives up after lowSpeedTime s below 1 byte/s (0: never) */
+	 * gives up after lowSpeedTime s below 1 byte/s (0: never); no
+	 * redirect is followed, so the URL that --repo-urls allowed is the
+	 * only one fetched (git follows the first request's by default) */
 	const char *env[] = { "GIT_TERMINAL_PROMPT=0",
 			      "GIT_ASKPASS=/bin/true",
 			      "GIT_ALLOW_PROTOCOL=https:http:git",
-			      "GIT_CONFIG_COUNT=2",
+			      "GIT_CONFIG_COUNT=3",
 			      "GIT_CONFIG_KEY_0=http.lowSpeedLimit",
 			      "GIT_CONFIG_VALUE_0=1",
 			      "GIT_CONFIG_KEY_1=http.lowSpeedTime",
 			      slow,
+			      "GIT_CONFIG_KEY_2=http.followRedirects",
+			      "GIT_CONFIG_VALUE_2=false",
 			      NULL };
 	struct proc_opts o = { .env = env,
 			       .timeout_s = lim->timeout_s,

@@ -38,16 +38,44 @@ while time.time() < end:
     except OSError: break
 ' "$SCRATCH/mute.port" &
 PIDS="$PIDS $!"
+# a server that redirects every request to another one, which notes
+# each request it gets (60 s)
+python3 -c '
+import http.server, sys, threading, time
+class Note(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        open(sys.argv[2], "a").write(self.path + "\n")
+        self.send_error(404)
+    def log_message(self, *a): pass
+target = http.server.HTTPServer(("127.0.0.1", 0), Note)
+class Away(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(302)
+        self.send_header("Location", "http://127.0.0.1:%d%s" %
+                         (target.server_port, self.path))
+        self.end_headers()
+    def log_message(self, *a): pass
+away = http.server.HTTPServer(("127.0.0.1", 0), Away)
+for s in (target, away):
+    threading.Thread(target=s.serve_forever, daemon=True).start()
+open(sys.argv[1], "w").write(str(away.server_port))
+time.sleep(60)
+' "$SCRATCH/away.port" "$SCRATCH/target.log" &
+PIDS="$PIDS $!"
 gport=$(free_port)
 # (setsid: the cleanup kills its session, git-daemon, the child of git)
 setsid git daemon --reuseaddr --export-all --listen=127.0.0.1 --port="$gport" \
 	--base-path="$SCRATCH/srv" "$SCRATCH/srv" > "$SCRATCH/gitd.log" 2>&1 &
 PIDS="$PIDS $!"
-for _ in $(seq 50); do [ -s "$SCRATCH/mute.port" ] && break; sleep 0.1; done
+for _ in $(seq 50); do
+	[ -s "$SCRATCH/mute.port" ] && [ -s "$SCRATCH/away.port" ] && break
+	sleep 0.1
+done
 make_tokens
 mute=http://127.0.0.1:$(cat "$SCRATCH/mute.port")/repo.git
+away=http://127.0.0.1:$(cat "$SCRATCH/away.port")/repo.git
 start_bisectd --fetch-timeout 8 --fetch-max-mb 1 \
-	--repo-urls "http://127.0.0.1:$(cat "$SCRATCH/mute.port")/ git://127.0.0.1:$gport"
+	--repo-urls "http://127.0.0.1:$(cat "$SCRATCH/mute.port")/ git://127.0.0.1:$gport ${away%repo.git}"
 start_worker w1
 
 req=$(bisect_job "$mute" "$GOOD" "$BAD" 'test ! -f regression')
@@ -65,6 +93,13 @@ check "the hanging fetch is given up: the job failed after $((t1 - t0)) s" \
 	jq_true "$SCRATCH/job" '.state == "failed"'
 check "and says why ($(jq -r .reason "$SCRATCH/job"))" \
 	jq_true "$SCRATCH/job" '.reason | test("no answer within 8 s")'
+
+# a redirect would lead the fetch to a URL that repo-urls never allowed
+id=$(submit "$(bisect_job "$away" "$GOOD" "$BAD" true)")
+wait_job "$id" 30
+check "a repository URL that redirects fails its job ($(jq -r .reason "$SCRATCH/job"))" \
+	jq_true "$SCRATCH/job" '.state == "failed" and (.reason | test("cannot fetch"))'
+check "and the redirect's target got no request" '[ ! -s "$SCRATCH/target.log" ]'
 
 # a git:// repository is mirrored and bisected
 for _ in $(seq 50); do
