@@ -467,10 +467,14 @@ static enum MHD_Result r_result(struct api *a, struct MHD_Connection *mc,
  * pattern "#job" is a number (else 404 "no such job"), "*" any one
  * segment.
  */
+#define SLOW_GIT 2
+
 static const struct route {
 	const char *method, *pattern, *role, *denied;
 	handler fn;
-	int slow; /* may take long: run in the pool, not the event thread */
+	/* may take long: run in the pool, not the event thread; SLOW_GIT:
+	 * git http-backend, in the pool's share for it */
+	int slow;
 } routes[] = {
 	{ "GET", "health", NULL, NULL, r_health, 0 },
 	{ "GET", "jobs", NULL, NULL, r_jobs, 1 },
@@ -498,10 +502,10 @@ static const struct route {
 	  "worker calls need a worker token", r_result, 1 },
 	{ "GET", "jobs/#job/git/info/refs", "worker",
 	  "a job's repository is for workers: it needs a worker token",
-	  r_git_refs, 1 },
+	  r_git_refs, SLOW_GIT },
 	{ "POST", "jobs/#job/git/git-upload-pack", "worker",
 	  "a job's repository is for workers: it needs a worker token",
-	  r_git_pack, 1 },
+	  r_git_pack, SLOW_GIT },
 };
 
 /*
@@ -510,7 +514,7 @@ static const struct route {
  */
 static enum MHD_Result defer(struct api *a, struct MHD_Connection *mc,
 			     struct conn *cn, const char *method,
-			     const char *url)
+			     const char *url, int slow)
 {
 	int q;
 
@@ -529,7 +533,7 @@ static enum MHD_Result defer(struct api *a, struct MHD_Connection *mc,
 	cn->pending = PENDING_POOL;
 	MHD_suspend_connection(mc);
 	cn->next = NULL;
-	q = cn->role[0] ? 0 : 1;
+	q = slow == SLOW_GIT ? 2 : cn->role[0] ? 0 : 1;
 	if (a->q_tail[q])
 		a->q_tail[q]->next = cn;
 	else
@@ -630,7 +634,7 @@ static enum MHD_Result route(struct api *a, struct MHD_Connection *mc,
 		if (hit < 0)
 			break;
 		if (r->slow && !deferring)
-			return defer(a, mc, cn, method, url);
+			return defer(a, mc, cn, method, url, r->slow);
 		return r->fn(a, mc, cn, &m);
 	}
 	if (what) {
@@ -870,8 +874,21 @@ static void on_log(void *cls, const char *fmt, va_list ap)
 	log_vwarnx(fmt, ap);
 }
 
-/* A pool thread: the slow calls, token holders' three times of four
- * while both queues wait, each queue in the order they came. */
+/*
+ * The queue a pool thread takes its next call from, -1 for none: git's
+ * while fewer than git_max run, else token holders' three times of four
+ * while both of the others wait.  q_lock held.
+ */
+static int next_queue(struct api *a)
+{
+	if (a->q_head[2] && a->ngit < a->git_max)
+		return 2;
+	if (!a->q_head[0] && !a->q_head[1])
+		return -1;
+	return a->q_head[0] && (!a->q_head[1] || ++a->q_turn % 4) ? 0 : 1;
+}
+
+/* A pool thread: the slow calls, each queue in the order they came. */
 static void *pool_main(void *arg)
 {
 	struct api *a = arg;
@@ -881,15 +898,16 @@ static void *pool_main(void *arg)
 		struct conn *cn;
 		int q;
 
-		while (!a->q_head[0] && !a->q_head[1] && !a->stopping)
+		while ((q = next_queue(a)) < 0 && !a->stopping)
 			pthread_cond_wait(&a->q_cond, &a->q_lock);
-		q = a->q_head[0] && (!a->q_head[1] || ++a->q_turn % 4) ? 0 : 1;
-		if (!(cn = a->q_head[q]))
-			break; /* stopping, and nothing left */
+		if (q < 0)
+			break; /* stopping, and nothing this thread may take */
+		cn = a->q_head[q];
 		a->q_head[q] = cn->next;
 		if (!a->q_head[q])
 			a->q_tail[q] = NULL;
 		cn->next = NULL;
+		a->ngit += q == 2;
 		pthread_mutex_unlock(&a->q_lock);
 		deferring = cn;
 		route(a, cn->mc, cn, cn->method, cn->url);
@@ -898,6 +916,11 @@ static void *pool_main(void *arg)
 			PENDING_DONE; /* no answer (out of memory): closed */
 		MHD_resume_connection(cn->mc);
 		pthread_mutex_lock(&a->q_lock);
+		if (q == 2) {
+			/* a git call waiting for its share may go now */
+			a->ngit--;
+			pthread_cond_broadcast(&a->q_cond);
+		}
 	}
 	pthread_mutex_unlock(&a->q_lock);
 	return NULL;
@@ -1022,6 +1045,9 @@ int api_start(struct api **out, struct coord *c, const struct api_opts *o)
 		a->o.pool = 4;
 	if (a->o.pool > API_POOL_MAX)
 		a->o.pool = API_POOL_MAX;
+	/* git serves a whole pack for minutes: it never holds more than
+	 * half of the pool, whoever asks */
+	a->git_max = a->o.pool > 1 ? (unsigned)a->o.pool / 2 : 1;
 	if (a->o.max_conns <= 0)
 		a->o.max_conns = 4000;
 	if (!(a->o.header_s > 0))

@@ -65,10 +65,14 @@ struct api {
 	 * Queue 0 holds the calls of token holders, queue 1 those without
 	 * a token: while both wait, three picks of four are queue 0's, so
 	 * that readers without a token do not hold up a submit behind their
-	 * own calls and a token's holder does not starve them */
+	 * own calls and a token's holder does not starve them.  Queue 2
+	 * holds git http-backend's calls (workers' fetches), of which
+	 * git_max run at once, ngit now: a fetch of a whole tree may take
+	 * minutes, and the rest of the pool stays for the others */
 	pthread_mutex_t q_lock;
 	pthread_cond_t q_cond;
-	struct conn *q_head[2], *q_tail[2];
+	struct conn *q_head[3], *q_tail[3];
+	unsigned ngit, git_max;
 	unsigned q_turn; /* every QUEUE_SHARE-th pick is queue 1's */
 	int stopping;
 	pthread_t pool[API_POOL_MAX], timer;

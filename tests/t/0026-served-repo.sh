@@ -62,4 +62,35 @@ check "git itself fetches with the token" \
 	'git -c "http.extraHeader=Authorization: Bearer $WTOKEN" ls-remote "$URL/api/v1/jobs/$id/git" | grep -q "^$NEW"'
 check "an unknown job: 404" \
 	'[ "$(api GET "jobs/999/git/info/refs?service=git-upload-pack" "" "$WTOKEN")" = 404 ]'
+
+# git http-backend may take minutes on a whole tree: it never holds the
+# whole pool.  bisectd again, with a git whose http-backend takes 5 s,
+# and six fetches at once from the worker token: a submitter's call that
+# the pool serves is answered meanwhile, and the fetches all are.
+kill "$DPID"
+wait "$DPID" 2> /dev/null
+mkdir -p "$SCRATCH/slowgit"
+printf '#!/bin/sh\n[ "$1" = http-backend ] && sleep 5\nexec %s "$@"\n' \
+	"$(command -v git)" > "$SCRATCH/slowgit/git"
+chmod +x "$SCRATCH/slowgit/git"
+old_path=$PATH
+PATH=$SCRATCH/slowgit:$PATH
+PORT=
+start_bisectd
+PATH=$old_path
+for k in 1 2 3 4 5 6; do
+	curl -s -o /dev/null -w '%{http_code}\n' -H "Authorization: Bearer $WTOKEN" \
+		"$URL/api/v1/jobs/$id/git/info/refs?service=git-upload-pack" \
+		>> "$SCRATCH/fetches" &
+	fetches="${fetches:-} $!"
+done
+sleep 1
+t0=$(date +%s.%N)
+code=$(api GET jobs "" "$STOKEN")
+took=$(echo "$(date +%s.%N) - $t0" | bc)
+check "while six slow fetches run, the job list answers ($code in $took s)" \
+	'[ "$code" = 200 ] && [ "$(echo "$took < 1" | bc)" = 1 ]'
+wait $fetches
+check "and the six fetches were answered, two at a time: $(sort "$SCRATCH/fetches" | uniq -c | tr -s ' \n' ' ')" \
+	'[ "$(grep -c "^200$" "$SCRATCH/fetches")" = 6 ]'
 done_testing
