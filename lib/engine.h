@@ -48,6 +48,15 @@ int engine_add_parent(struct engine *e, uint32_t child, uint32_t parent);
 void engine_set_confidence(struct engine *e, double p, unsigned long max_runs);
 
 /*
+ * A fix bisection: the runs the caller observes as failures are those
+ * without the target failure, the "bad" commits those that hold the fix.
+ * The noisy model's prior is then the mirror of a regression's: commits
+ * with the fix (nearly) never show the failure, commits before it show
+ * it at any rate.  Call before the first observation.
+ */
+void engine_set_fix(struct engine *e);
+
+/*
  * The range's bad commit, as the user named it, with no run observed
  * (they come with engine_observe()); a pass of it is a contradiction.
  */

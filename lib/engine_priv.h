@@ -36,6 +36,7 @@ struct engine {
 	uint8_t *pass_reach; /* an ancestor of (or) a commit that passed */
 	unsigned long runs;
 	int noisy; /* a pass and a failure disagreed: noisy model from now */
+	int fix;   /* the prior of a fix bisection (engine_set_fix()) */
 	double confidence;
 	unsigned long max_runs; /* 0: no limit */
 	/* the posterior, when !post_dirty */

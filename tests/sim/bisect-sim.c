@@ -11,6 +11,11 @@
  *
  * --rates P0,P1 runs one line of the grid.
  *
+ * With --fix, fix bisections: the engine finds the first commit on which
+ * a failure is gone, for every failure rate before the fix (1.0, 0.8,
+ * 0.5, 0.3) against every rate after it (0, 0.02, 0.05).  --fix-rates
+ * BEFORE,AFTER runs one such line.
+ *
  * With --metric, performance regressions (metric mode): slowdowns of 5%,
  * 10% and 20% under per-run noise of 3% and 5% (coefficient of
  * variation), and a line where 1% of the runs are outliers at 3x.
@@ -20,6 +25,7 @@
  *              [--jobs N] [--commits N] [--workers W] [--seed S]
  */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -31,12 +37,13 @@ struct tally {
 };
 
 static void one(struct tally *t, const struct sim_dag *d, double q, double p0,
-		size_t w, double conf, unsigned runs, uint64_t *rng)
+		size_t w, double conf, unsigned runs, int fix, uint64_t *rng)
 {
 	uint32_t culprit = (uint32_t)(sim_rand(rng) % d->n);
 	struct sim_result r;
 
-	if (sim_bisect(&r, d, culprit, q, p0, w, conf, runs, rng)) {
+	if (fix ? sim_bisect_fix(&r, d, culprit, p0, q, w, conf, rng)
+		: sim_bisect(&r, d, culprit, q, p0, w, conf, runs, rng)) {
 		fprintf(stderr, "bisect-sim: out of memory\n");
 		exit(3);
 	}
@@ -52,9 +59,9 @@ static void one(struct tally *t, const struct sim_dag *d, double q, double p0,
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: bisect-sim [--grid | --rates P0,P1 | --metric | "
-		   "--shift S,CV[,O]] [--jobs N] [--commits N] [--workers W] "
-		   "[--seed S]\n");
+	fprintf(f, "usage: bisect-sim [--grid | --rates P0,P1 | --fix | "
+		   "--fix-rates B,A | --metric | --shift S,CV[,O]] [--jobs N] "
+		   "[--commits N] [--workers W] [--seed S]\n");
 }
 
 /* One metric line: jobs bisections at confidence 0.95; 1 when it met the
@@ -135,12 +142,14 @@ static int metric_lines(unsigned jobs, unsigned commits, size_t w,
 }
 
 /* One line: jobs bisections at confidence 0.95; 1 when it met the
- * targets (calibrated at >= 93%, accurate at >= 95% where p1 - p0 >= 0.5) */
+ * targets (calibrated at >= 93%, accurate at >= 95% where the rates
+ * differ by 0.5 or more).  fix: p0 is the failure rate before the fix,
+ * p1 after it. */
 static int grid_line(double p0, double p1, unsigned jobs, unsigned commits,
-		     size_t w, uint64_t seed)
+		     size_t w, int fix, uint64_t seed)
 {
 	uint64_t rng = seed * 2654435761u + (uint64_t)(p0 * 1000) * 7919 +
-		       (uint64_t)(p1 * 1000);
+		       (uint64_t)(p1 * 1000) + (uint64_t)fix * 104729;
 	struct tally t = { 0 };
 	double acc, cal;
 	unsigned k;
@@ -151,12 +160,12 @@ static int grid_line(double p0, double p1, unsigned jobs, unsigned commits,
 
 		if (sim_dag_new(&d, commits, &rng))
 			exit(3);
-		one(&t, &d, p1, p0, w, 0.95, 1, &rng);
+		one(&t, &d, p1, p0, w, 0.95, 1, fix, &rng);
 		sim_dag_free(&d);
 	}
 	acc = 100.0 * t.right / t.jobs;
 	cal = t.found ? 100.0 * t.found_right / t.found : 100;
-	ok = cal >= 93 && (p1 - p0 < 0.5 || acc >= 95);
+	ok = cal >= 93 && (fabs(p1 - p0) < 0.5 || acc >= 95);
 	printf("%-5.2f %-5.2f %8.1f%% %9.1f %10.1f%% (%u of %u found)%s\n", p0,
 	       p1, acc, (double)t.runs / t.jobs, cal, t.found_right, t.found,
 	       ok ? "" : "  (target missed)");
@@ -178,13 +187,39 @@ static int grid(unsigned jobs, unsigned commits, size_t w, uint64_t seed)
 	for (i = 0; i < sizeof(before) / sizeof(*before); i++)
 		for (j = 0; j < sizeof(after) / sizeof(*after); j++) {
 			met += grid_line(before[i], after[j], jobs, commits, w,
-					 seed);
+					 0, seed);
 			lines++;
 		}
 	printf("target: calibrated >= 93%% on every line, accuracy >= 95%% "
 	       "where p1 - p0 >= 0.5: %u of %u lines meet it\n",
 	       met, lines);
 	return 0;
+}
+
+/* Fix bisections: every failure rate before the fix against every rate
+ * after it. */
+static int fix_grid(unsigned jobs, unsigned commits, size_t w, uint64_t seed)
+{
+	static const double before[] = { 1.0, 0.8, 0.5, 0.3 };
+	static const double after[] = { 0, 0.02, 0.05 };
+	unsigned i, j, met = 0, lines = 0;
+
+	printf("# fix: %u simulated bisections per line, %u-commit DAGs with "
+	       "merges, %u worker(s), confidence 0.95\n",
+	       jobs, commits, (unsigned)w);
+	printf("%-6s %-5s %9s %9s %11s %s\n", "before", "after", "accuracy",
+	       "mean runs", "calibrated", "(right of those found)");
+	for (i = 0; i < sizeof(before) / sizeof(*before); i++)
+		for (j = 0; j < sizeof(after) / sizeof(*after); j++) {
+			met += grid_line(before[i], after[j], jobs, commits, w,
+					 1, seed);
+			lines++;
+		}
+	printf("target: calibrated >= 93%% on every line, accuracy >= 95%% "
+	       "where the rates differ by 0.5 or more: %u of %u lines meet "
+	       "it\n",
+	       met, lines);
+	return met == lines ? 0 : 1;
 }
 
 int main(int argc, char **argv)
@@ -196,6 +231,8 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "grid", no_argument, NULL, 'g' },
 		{ "rates", required_argument, NULL, 'r' },
+		{ "fix", no_argument, NULL, 'f' },
+		{ "fix-rates", required_argument, NULL, 'F' },
 		{ "metric", no_argument, NULL, 'm' },
 		{ "shift", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
@@ -236,6 +273,19 @@ int main(int argc, char **argv)
 			}
 			want_grid = 2;
 			break;
+		case 'f':
+			want_grid = 5;
+			break;
+		case 'F':
+			if (sscanf(optarg, "%lf,%lf", &p0, &p1) != 2 ||
+			    p1 < 0 || p0 > 1 || p1 >= p0) {
+				fprintf(stderr, "bisect-sim: --fix-rates takes "
+						"BEFORE,AFTER with 0 <= AFTER "
+						"< BEFORE <= 1\n");
+				return 2;
+			}
+			want_grid = 6;
+			break;
 		case 'm':
 			want_grid = 3;
 			break;
@@ -267,7 +317,11 @@ int main(int argc, char **argv)
 	if (want_grid == 1)
 		return grid(jobs, commits, w, seed);
 	if (want_grid == 2)
-		return !grid_line(p0, p1, jobs, commits, w, seed);
+		return !grid_line(p0, p1, jobs, commits, w, 0, seed);
+	if (want_grid == 5)
+		return fix_grid(jobs, commits, w, seed);
+	if (want_grid == 6)
+		return !grid_line(p0, p1, jobs, commits, w, 1, seed);
 	if (want_grid == 3)
 		return metric_lines(jobs, commits, w, seed);
 	if (want_grid == 4)
@@ -289,11 +343,11 @@ int main(int argc, char **argv)
 				if (sim_dag_new(&d, commits, &rng))
 					return 3;
 				if (r == 0)
-					one(&t, &d, rates[i], 0, w, 0.95, 1,
+					one(&t, &d, rates[i], 0, w, 0.95, 1, 0,
 					    &rng);
 				else
 					one(&t, &d, rates[i], 0, w, 0,
-					    rules[r - 1], &rng);
+					    rules[r - 1], 0, &rng);
 				sim_dag_free(&d);
 			}
 			if (r == 0)

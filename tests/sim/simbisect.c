@@ -139,6 +139,23 @@ int sim_bisect(struct sim_result *out, const struct sim_dag *d,
 	       uint32_t culprit, double q, double p0, size_t w,
 	       double confidence, unsigned runs, uint64_t *rng)
 {
+	return sim_bisect_mode(out, d, culprit, q, p0, w, confidence, runs, 0,
+			       rng);
+}
+
+int sim_bisect_fix(struct sim_result *out, const struct sim_dag *d,
+		   uint32_t fix, double before, double after, size_t w,
+		   double confidence, uint64_t *rng)
+{
+	/* the engine's "failure" is a run without the failure */
+	return sim_bisect_mode(out, d, fix, 1 - after, 1 - before, w,
+			       confidence, 1, 1, rng);
+}
+
+int sim_bisect_mode(struct sim_result *out, const struct sim_dag *d,
+		    uint32_t culprit, double q, double p0, size_t w,
+		    double confidence, unsigned runs, int fix, uint64_t *rng)
+{
 	uint8_t *bad = oracle(d, culprit);
 	struct engine *e = NULL;
 	uint32_t picks[16];
@@ -154,6 +171,8 @@ int sim_bisect(struct sim_result *out, const struct sim_dag *d,
 			engine_add_parent(e, (uint32_t)i, d->par[i][k]);
 	engine_set_bad(e, 0);
 	engine_set_confidence(e, confidence, 0);
+	if (fix)
+		engine_set_fix(e);
 	if (confidence > 0) {
 		unsigned tries = 0;
 

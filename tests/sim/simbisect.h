@@ -44,6 +44,19 @@ struct sim_result {
 int sim_bisect(struct sim_result *out, const struct sim_dag *d,
 	       uint32_t culprit, double q, double p0, size_t w,
 	       double confidence, unsigned runs, uint64_t *rng);
+/*
+ * A fix bisection of d: commits that hold fix show the failure at rate
+ * after, the others at rate before (> after).  The engine is told the
+ * runs without the failure as its failures (engine_set_fix()), so its
+ * "culprit" is the fix; confidence > 0.
+ */
+int sim_bisect_fix(struct sim_result *out, const struct sim_dag *d,
+		   uint32_t fix, double before, double after, size_t w,
+		   double confidence, uint64_t *rng);
+/* Either of the two above: fix set, q and p0 are the engine's rates. */
+int sim_bisect_mode(struct sim_result *out, const struct sim_dag *d,
+		    uint32_t culprit, double q, double p0, size_t w,
+		    double confidence, unsigned runs, int fix, uint64_t *rng);
 
 /*
  * A performance regression: runs of a commit give one value, lognormal
