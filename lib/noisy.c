@@ -263,9 +263,8 @@ static double order_prob(double a1, double b1, double a0, double b0)
  * (*q0).  f, p: failures and passes of the commits that contain c; g, q:
  * of the others.
  */
-static double likelihood(const struct rate_prior *pr, uint32_t f,
-			 uint32_t p, uint32_t g, uint32_t q, double *q1,
-			 double *q0)
+static double likelihood(const struct rate_prior *pr, uint32_t f, uint32_t p,
+			 uint32_t g, uint32_t q, double *q1, double *q0)
 {
 	double after = lbeta(pr->a1 + f, pr->b1 + p) - lbeta(pr->a1, pr->b1);
 	double det = p || g ? -INFINITY : log(pr->det);
@@ -276,7 +275,7 @@ static double likelihood(const struct rate_prior *pr, uint32_t f,
 	if (pr->clean_after) {
 		clean = p ? -INFINITY
 			  : log(pr->clean) + lbeta(pr->ca + g, pr->cb + q) -
-				    lbeta(pr->ca, pr->cb);
+					lbeta(pr->ca, pr->cb);
 		clean1 = 1;
 		clean0 = (pr->ca + g) / (pr->ca + pr->cb + g + q);
 	} else {
@@ -286,8 +285,7 @@ static double likelihood(const struct rate_prior *pr, uint32_t f,
 	}
 	bg = log(1 - pr->det - pr->clean) + after +
 	     lbeta(pr->a0 + g, pr->b0 + q) - lbeta(pr->a0, pr->b0) +
-	     log(order_prob(pr->a1 + f, pr->b1 + p, pr->a0 + g,
-			    pr->b0 + q)) -
+	     log(order_prob(pr->a1 + f, pr->b1 + p, pr->a0 + g, pr->b0 + q)) -
 	     log(order_prob(pr->a1, pr->b1, pr->a0, pr->b0));
 	l = log_add(log_add(det, clean), bg);
 	*q1 = exp(det - l) + exp(clean - l) * clean1 + exp(bg - l) * rate1;
