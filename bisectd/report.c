@@ -52,6 +52,12 @@ static void commit_shown(struct gu_commit *c)
 	}
 }
 
+/* Whether the session's bisection looked for a fix (bisectd's outcome). */
+static int is_fix(const struct session *s)
+{
+	return s->outcome && strstr(s->outcome, "\"fix\":true");
+}
+
 static json_t *commit_json(const struct session *s, const struct gu_oid *oid)
 {
 	struct gu_commit c;
@@ -217,10 +223,12 @@ static void text_outcome(struct buf *b, const struct session *s)
 	if (json_is_true(json_object_get(x, "intermittent")))
 		buf_printf(b,
 			   "intermittent: the failure showed on about %.0f%% "
-			   "of the runs before the first bad commit, %.0f%% "
-			   "after\n",
+			   "of the runs before the %s, %.0f%% after\n",
 			   100 * json_number_value(json_object_get(
 					 x, "failure_rate_before")),
+			   json_is_true(json_object_get(x, "fix"))
+				   ? "fix"
+				   : "first bad commit",
 			   100 * json_number_value(
 					 json_object_get(x, "failure_rate")));
 	if (json_is_string(json_object_get(x, "target_failure"))) {
@@ -258,6 +266,8 @@ int report_json(char **out, const struct session *s,
 	json_object_set_new(o, "result",
 			    json_string(report_result(s, ri->error_code)));
 	json_object_set_new(o, "mode", json_string(ri->mode));
+	if (is_fix(s))
+		json_object_set_new(o, "fix", json_true());
 	json_object_set_new(o, "repo", json_string(ri->repo_path));
 	if (ri->error_code)
 		json_object_set_new(o, "error",
@@ -268,6 +278,8 @@ int report_json(char **out, const struct session *s,
 		json_object_set_new(o, "first_bad", json_string(hex));
 		json_object_set_new(o, "culprit",
 				    commit_json(s, &s->first_bad));
+		if (is_fix(s))
+			json_object_set_new(o, "fixed_by", json_string(hex));
 		json_array_append_new(cands, json_string(hex));
 	} else {
 		json_object_set_new(o, "first_bad", json_null());
@@ -346,15 +358,16 @@ int report_json(char **out, const struct session *s,
 
 static void text_culprit(struct buf *b, const struct session *s)
 {
+	const char *what = is_fix(s) ? "fixed by" : "first bad commit";
 	struct gu_commit c;
 	size_t i;
 
 	if (gu_commit_info(&c, s->repo, &s->first_bad)) {
-		buf_printf(b, "first bad commit: %s\n", err_last());
+		buf_printf(b, "%s: %s\n", what, err_last());
 		return;
 	}
 	commit_shown(&c);
-	buf_printf(b, "first bad commit: %s\n", c.hex);
+	buf_printf(b, "%s: %s\n", what, c.hex);
 	buf_printf(b, "  subject: %s\n  author:  %s\n  date:    %s\n",
 		   c.subject, c.author, c.date);
 	buf_puts(b, "  files:  ");
@@ -417,12 +430,16 @@ int report_text(struct buf *b, const struct session *s,
 			    "confidence\n");
 		text_outcome(b, s);
 	} else if (s->outcome && strstr(s->outcome, "\"intermittent\":true")) {
-		buf_puts(b, "ambiguous: the confidence was not reached; the "
-			    "likeliest first bad commits:\n");
+		buf_printf(b,
+			   "ambiguous: the confidence was not reached; the "
+			   "likeliest %s:\n",
+			   is_fix(s) ? "fixes" : "first bad commits");
 		text_outcome(b, s);
 	} else {
-		buf_puts(b, "ambiguous: only skipped commits are left; the "
-			    "first bad commit is one of:\n");
+		buf_printf(b,
+			   "ambiguous: only skipped commits are left; the "
+			   "%s is one of:\n",
+			   is_fix(s) ? "fix" : "first bad commit");
 		for (i = 0; i < s->ncandidates; i++) {
 			gu_oid_hex(hex, &s->candidates[i]);
 			buf_printf(b, "  %s\n", hex);

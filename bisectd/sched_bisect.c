@@ -71,6 +71,46 @@ static int good_endpoint_rule(const struct cstat *cs, int endpoint_runs)
 }
 
 /*
+ * A fix bisection's endpoints, in the bisection's terms (a run without
+ * the failure is a "failure"): the newer commit, where the failure is
+ * gone, is judged as a regression's good endpoint is, the older one as
+ * its bad endpoint, each with its runs turned back.
+ */
+static int mirrored(int (*rule)(const struct cstat *, int),
+		    const struct cstat *cs, int endpoint_runs)
+{
+	struct cstat m = *cs;
+	int v;
+
+	m.fails = cs->passes;
+	m.passes = cs->fails;
+	v = rule(&m, endpoint_runs);
+	return v == VERDICT_GOOD  ? VERDICT_BAD
+	       : v == VERDICT_BAD ? VERDICT_GOOD
+				  : v;
+}
+
+static int fixed_endpoint_rule(const struct cstat *cs, int endpoint_runs)
+{
+	return mirrored(good_endpoint_rule, cs, endpoint_runs);
+}
+
+static int broken_endpoint_rule(const struct cstat *cs, int endpoint_runs)
+{
+	return mirrored(bad_endpoint_rule, cs, endpoint_runs);
+}
+
+/* A verdict in the submitter's terms (a fix's are turned around). */
+static enum verdict as_given(const struct job_spec *sp, int v)
+{
+	if (!sp->fix)
+		return (enum verdict)v;
+	return v == VERDICT_GOOD  ? VERDICT_BAD
+	       : v == VERDICT_BAD ? VERDICT_GOOD
+				  : (enum verdict)v;
+}
+
+/*
  * An endpoint's verdict by rule, queueing its runs one by one (or taking
  * them from the cache): NONE while waiting, < 0 when the job ended.
  */
@@ -109,6 +149,8 @@ static int plan_checks(struct plan *p, char goods[][GU_HEXSZ + 1],
 		       size_t *ngoods)
 {
 	const struct job_spec *sp = &p->jc->spec;
+	/* the range's top as the submitter named it: a fix's is good */
+	const char *top = sp->fix ? "good" : "bad";
 	struct gu_oid bad, g, mb;
 	char mhex[GU_HEXSZ + 1];
 	int waiting = 0, v, rc;
@@ -118,18 +160,27 @@ static int plan_checks(struct plan *p, char goods[][GU_HEXSZ + 1],
 	gu_oid_parse(&bad, sp->bad);
 	if (sp->check_endpoints) {
 		v = sp->confidence > 0
-			    ? need_endpoint(p, sp->bad, bad_endpoint_rule)
+			    ? need_endpoint(p, sp->bad,
+					    sp->fix ? fixed_endpoint_rule
+						    : bad_endpoint_rule)
 			    : sched_need(p, sp->bad, "endpoint");
 		if (v < 0)
 			return v;
 		if (v == VERDICT_SKIP && other_failure(p, sp->bad))
 			return sched_end_failed(
 				p,
-				"the bad commit %.12s fails, but not "
+				"the %s commit %.12s fails, but not "
 				"with the failure '%s'%s",
-				sp->bad, sp->failure, sched_why_of(p, sp->bad));
+				top, sp->bad, sp->failure,
+				sched_why_of(p, sp->bad));
 		if (v == 0)
 			waiting = 1;
+		else if (v == VERDICT_GOOD && sp->fix)
+			return sched_end_failed(
+				p,
+				"the good commit %.12s showed the failure "
+				"on every run: it is not fixed there",
+				sp->bad);
 		else if (v != VERDICT_BAD && sp->confidence > 0 &&
 			 v == VERDICT_GOOD)
 			return sched_end_failed(
@@ -140,9 +191,10 @@ static int plan_checks(struct plan *p, char goods[][GU_HEXSZ + 1],
 		else if (v != VERDICT_BAD)
 			return sched_end_failed(
 				p,
-				"the bad commit %.12s does not fail: "
+				"the %s commit %.12s does not %s: "
 				"nothing to bisect (verdict %s%s)",
-				sp->bad, verdict_name((enum verdict)v),
+				top, sp->bad, sp->fix ? "pass" : "fail",
+				verdict_name(as_given(sp, v)),
 				sched_why_of(p, sp->bad));
 	}
 	for (i = 0; i < sp->ngood; i++) {
@@ -155,13 +207,23 @@ static int plan_checks(struct plan *p, char goods[][GU_HEXSZ + 1],
 				sp->bad);
 		if (sp->check_endpoints) {
 			v = sp->confidence > 0
-				    ? need_endpoint(p, sp->good[i],
-						    good_endpoint_rule)
+				    ? need_endpoint(
+					      p, sp->good[i],
+					      sp->fix ? broken_endpoint_rule
+						      : good_endpoint_rule)
 				    : sched_need(p, sp->good[i], "endpoint");
 			if (v < 0)
 				return v;
 			if (v == 0)
 				waiting = 1;
+			else if (v != VERDICT_GOOD && sp->fix)
+				return sched_end_failed(
+					p,
+					"the bad commit %.12s does not fail "
+					"(verdict %s%s): nothing to bisect",
+					sp->good[i],
+					verdict_name(as_given(sp, v)),
+					sched_why_of(p, sp->good[i]));
 			else if (v != VERDICT_GOOD)
 				return sched_end_failed(
 					p,
@@ -288,6 +350,8 @@ struct engine *sched_make_engine(struct plan *p)
 	engine_set_bad(e, (uint32_t)gu_graph_find(g, &bad));
 	engine_set_confidence(e, p->jc->spec.confidence,
 			      (unsigned long)p->jc->spec.max_runs);
+	if (p->jc->spec.fix)
+		engine_set_fix(e);
 	/* without the endpoint's runs, the user's word that it fails */
 	if (!p->jc->spec.check_endpoints)
 		engine_mark(e, (uint32_t)gu_graph_find(g, &bad), VERDICT_BAD);
@@ -583,6 +647,8 @@ static void verification_text(struct buf *b, const struct job_spec *sp,
 			   "its parent %.12s fails too: the failure came in "
 			   "earlier",
 			   v->failing_parent);
+	else if (sp->fix)
+		buf_puts(b, "the fix passed again and its parents failed");
 	else
 		buf_puts(b, "the culprit failed again and its parents passed");
 	if (v->noop || v->revert < 0 || v->parent_fails || !sp->recipe)
@@ -652,11 +718,17 @@ static char *outcome_json(struct plan *p, struct engine *e,
 		   : ntop	      ? top[0].p
 				      : 0.0,
 		   sp->confidence);
+	/* a fix's engine counts the runs without the failure */
 	buf_printf(&b,
 		   "\"failure_rate\":%.4f,\"failure_rate_before\":%.4f,"
 		   "\"intermittent\":%s,\"runs\":%lu,",
-		   engine_failure_rate(e), engine_failure_rate_before(e),
+		   sp->fix ? 1 - engine_failure_rate(e)
+			   : engine_failure_rate(e),
+		   sp->fix ? 1 - engine_failure_rate_before(e)
+			   : engine_failure_rate_before(e),
 		   engine_is_noisy(e) ? "true" : "false", engine_runs(e));
+	if (sp->fix)
+		buf_puts(&b, "\"fix\":true,");
 	{
 		struct buf t;
 		char *q;

@@ -286,6 +286,16 @@ int sched_get_jobc(struct sched *s, long long id, const char *spec,
 		snprintf(j->tenant, sizeof(j->tenant), "%.16s", hex);
 	}
 	rc = job_spec_parse(&j->spec, spec, strlen(spec));
+	if (!rc && j->spec.fix) {
+		/* a fix is bisected as the first "new" commit of the range:
+		 * its top is the newer commit, which passes (good[0]), its
+		 * old end the failing one, and each step's verdict is turned
+		 * around (sched_step_verdict()) */
+		char *t = j->spec.bad;
+
+		j->spec.bad = j->spec.good[0];
+		j->spec.good[0] = t;
+	}
 	/* (a releases job has no repository: Debian's archive instead) */
 	if (!rc && strcmp(j->spec.type, "releases"))
 		rc = repo_get(s, j->spec.repo, &j->repo);
@@ -368,7 +378,8 @@ static int resolve_spec(struct sched *s, struct job_spec *spec, char **canon)
 #undef RESOLVE
 	/* what bisectctl refuses before it starts, so does the API */
 	if (!strcmp(spec->type, "bisect") && spec->bad &&
-	    (rc = gu_endpoints_check(repo, spec->bad, spec->good, spec->ngood)))
+	    (rc = gu_endpoints_check(repo, spec->bad, spec->good, spec->ngood,
+				     spec->fix)))
 		goto out;
 known:
 	if (spec->recipe && (rc = recipe_key(s, spec->recipe, key)))
@@ -580,8 +591,8 @@ static int is_target(const struct plan *p, const char *title)
 /* At most this many runs of one step are read from its result. */
 #define MAX_STEP_RUNS 100
 
-enum verdict sched_step_verdict(const struct plan *p,
-				const struct store_step *st, int *other)
+static enum verdict step_verdict(const struct plan *p,
+				 const struct store_step *st, int *other)
 {
 	enum verdict v = verdict_parse(st->verdict);
 	struct job_run runs[MAX_STEP_RUNS];
@@ -610,14 +621,30 @@ enum verdict sched_step_verdict(const struct plan *p,
 	return VERDICT_SKIP;
 }
 
+/* In a fix bisection, a commit without the failure is a "new" one. */
+static enum verdict turned(const struct plan *p, enum verdict v)
+{
+	if (!p->jc->spec.fix)
+		return v;
+	return v == VERDICT_GOOD  ? VERDICT_BAD
+	       : v == VERDICT_BAD ? VERDICT_GOOD
+				  : v;
+}
+
+enum verdict sched_step_verdict(const struct plan *p,
+				const struct store_step *st, int *other)
+{
+	return turned(p, step_verdict(p, st, other));
+}
+
 /*
  * The runs of a done step: a kernel step's result lists every run, and
  * a run that failed otherwise than the target is neither a failure nor
  * a pass; older results count them (a bad step failed runs_failed of
  * its runs); a command is one run.
  */
-void sched_step_runs(const struct plan *p, const struct store_step *st,
-		     enum verdict v, unsigned *fails, unsigned *passes)
+static void step_runs(const struct plan *p, const struct store_step *st,
+		      enum verdict v, unsigned *fails, unsigned *passes)
 {
 	struct job_run r[MAX_STEP_RUNS];
 	size_t n = st->result ? job_json_runs(st->result, r, MAX_STEP_RUNS) : 0;
@@ -642,6 +669,14 @@ void sched_step_runs(const struct plan *p, const struct store_step *st,
 		runs = 1, failed = v == VERDICT_BAD;
 	*fails = (unsigned)failed;
 	*passes = (unsigned)(runs - failed);
+}
+
+void sched_step_runs(const struct plan *p, const struct store_step *st,
+		     enum verdict v, unsigned *fails, unsigned *passes)
+{
+	/* v as the bisection takes it: a fix's runs are turned around */
+	step_runs(p, st, turned(p, v), p->jc->spec.fix ? passes : fails,
+		  p->jc->spec.fix ? fails : passes);
 }
 
 /*
@@ -870,7 +905,7 @@ int sched_enqueue(struct plan *p, const char *hex, const char *role,
 		p->active++;
 		return 0;
 	}
-	return (int)verdict_parse(verdict);
+	return (int)turned(p, verdict_parse(verdict));
 }
 
 /*
@@ -1230,11 +1265,20 @@ int sched_bisect_log(struct sched *s, long long id, struct buf *out)
 		tmp.have_failure =
 			spec.failure && !regcomp(&tmp.failure, spec.failure,
 						 REG_EXTENDED | REG_NOSUB);
+		/* a fix's log in git's terms for one: a commit without the
+		 * failure is "fixed", one with it "broken" */
+		const char *new_term = spec.fix ? "fixed" : "bad",
+			   *old_term = spec.fix ? "broken" : "good";
+
 		sched_find_target(&p);
-		buf_puts(out, "git bisect start\n");
-		LOGLINE("bad", spec.bad);
+		/* (quoted as git bisect log quotes them: replay reads
+		 * them so) */
+		buf_puts(out, spec.fix ? "git bisect start '--term-old=broken' "
+					 "'--term-new=fixed'\n"
+				       : "git bisect start\n");
+		LOGLINE(spec.fix ? old_term : new_term, spec.bad);
 		for (i = 0; i < spec.ngood; i++)
-			LOGLINE("good", spec.good[i]);
+			LOGLINE(spec.fix ? new_term : old_term, spec.good[i]);
 		for (i = 0; i < n; i++) {
 			int other;
 			const char *v = verdict_name(
@@ -1247,7 +1291,10 @@ int sched_bisect_log(struct sched *s, long long id, struct buf *out)
 			if (!strcmp(steps[i].role, "endpoint") ||
 			    sched_check_role(steps[i].role))
 				continue; /* given, or not about the commit */
-			LOGLINE(v, steps[i].hex);
+			LOGLINE(!strcmp(v, "bad")    ? new_term
+				: !strcmp(v, "good") ? old_term
+						     : v,
+				steps[i].hex);
 		}
 		if (tmp.have_failure)
 			regfree(&tmp.failure);
@@ -1257,8 +1304,8 @@ int sched_bisect_log(struct sched *s, long long id, struct buf *out)
 			int known = repo && !gu_oid_parse(&o, job.culprit) &&
 				    !gu_commit_head(&c, repo, &o);
 
-			buf_printf(out, "# first bad commit: [%s] ",
-				   job.culprit);
+			buf_printf(out, "# first %s commit: [%s] ",
+				   spec.fix ? "fixed" : "bad", job.culprit);
 			if (known) {
 				buf_put_shown(out, c.subject, 0);
 				gu_commit_release(&c);

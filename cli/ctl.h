@@ -77,6 +77,7 @@ struct common {
 	const char *failure; /* the target failure, an ERE, or NULL */
 	int max_runs, endpoint_runs;
 	const char *mail_from; /* report.mail's From, or NULL */
+	int fix; /* find the fix: bad is the older commit, good the newer */
 };
 
 /* Long options without a letter (the letters are the commands' own). */
@@ -88,6 +89,7 @@ enum {
 	OPT_APPLY,
 	OPT_NETWORK,
 	OPT_MAIL_FROM,
+	OPT_FIX,
 };
 
 /* at most this many --patch or --apply files */
@@ -131,6 +133,7 @@ struct bisect_ctx {
 		{ "endpoint-runs", required_argument, NULL,                    \
 		  OPT_ENDPOINT_RUNS },                                         \
 		{ "mail-from", required_argument, NULL, OPT_MAIL_FROM },       \
+		{ "fix", no_argument, NULL, OPT_FIX },                         \
 	{                                                                      \
 		"workers", required_argument, NULL, 'W'                        \
 	}

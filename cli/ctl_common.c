@@ -65,6 +65,9 @@ int ctl_common_opt(struct common *c, int opt, const char *arg)
 	case 'R':
 		c->replay = arg;
 		return 1;
+	case OPT_FIX:
+		c->fix = 1;
+		return 1;
 	case OPT_MAIL_FROM:
 		if (mail_address_check(arg)) {
 			err_wrap(ERR_INPUT, "--mail-from");
@@ -227,6 +230,7 @@ static void confidence_spec(struct job_spec *spec, const struct common *c,
 	spec->max_runs = c->max_runs;
 	spec->endpoint_runs = c->endpoint_runs ? c->endpoint_runs : 10;
 	spec->check_endpoints = spec->confidence > 0 || c->failure;
+	spec->fix = c->fix;
 }
 
 /*
@@ -273,11 +277,20 @@ int ctl_bisect_spec(struct job_spec *spec, const struct common *c, int kernel,
 		return rc;
 	if (!spec->bad || !spec->ngood)
 		return err_set(ERR_INPUT, "need a bad commit and a good one");
+	if (spec->fix && kernel)
+		return err_set(ERR_INPUT,
+			       "--fix is for bisectctl run (a command) for "
+			       "now: kernel mode cannot find a fix yet");
+	if (spec->fix && spec->ngood != 1)
+		return err_set(ERR_INPUT,
+			       "--fix takes one --good: the newer commit, "
+			       "where the failure is gone");
 	/* refused here, before a run's directory is made */
-	rc = gu_endpoints_check(*repo, spec->bad, spec->good, spec->ngood);
+	rc = gu_endpoints_check(*repo, spec->bad, spec->good, spec->ngood,
+				spec->fix);
 	if (rc)
 		return rc;
-	for (i = 0; i < spec->ngood; i++) {
+	for (i = 0; i < spec->ngood && !spec->fix; i++) {
 		struct gu_oid bad, good, mb;
 
 		gu_oid_parse(&bad, spec->bad);

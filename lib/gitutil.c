@@ -127,40 +127,51 @@ int gu_merge_base(struct gu_repo *r, const struct gu_oid *a,
 }
 
 int gu_endpoints_check(struct gu_repo *r, const char *bad, char *const *goods,
-		       size_t ngoods)
+		       size_t ngoods, int fix)
 {
-	struct gu_oid b, g, mb;
-	size_t i;
+	/* the range's newer end and its older ones: for a fix, the good
+	 * commit (the failure is gone) and the bad one */
+	const char *top = fix ? goods[0] : bad,
+		   *top_name = fix ? "good" : "bad",
+		   *old_name = fix ? "bad" : "good";
+	size_t nolds = fix ? 1 : ngoods, i;
+	struct gu_oid t, o, mb;
 	int rc;
 
-	if ((rc = gu_oid_parse(&b, bad)))
+	if ((rc = gu_oid_parse(&t, top)))
 		return rc;
-	for (i = 0; i < ngoods; i++) {
-		if ((rc = gu_oid_parse(&g, goods[i])))
+	for (i = 0; i < nolds; i++) {
+		const char *old = fix ? bad : goods[i];
+
+		if ((rc = gu_oid_parse(&o, old)))
 			return rc;
-		if (gu_oid_equal(&g, &b))
+		if (gu_oid_equal(&o, &t))
 			return err_set(ERR_INPUT,
 				       "good and bad are the same commit %.12s",
 				       bad);
-		rc = gu_is_ancestor(r, &g, &b);
+		rc = gu_is_ancestor(r, &o, &t);
 		if (rc < 0)
 			return rc;
 		if (rc == 1)
 			continue;
-		rc = gu_merge_base(r, &g, &b, &mb);
+		rc = gu_merge_base(r, &o, &t, &mb);
 		if (rc == ERR_NOTFOUND)
 			return err_set(ERR_INPUT,
-				       "good commit %.12s shares no history "
-				       "with bad commit %.12s",
-				       goods[i], bad);
+				       "%s commit %.12s shares no history "
+				       "with %s commit %.12s",
+				       old_name, old, top_name, top);
 		if (rc)
 			return rc;
-		if (gu_oid_equal(&mb, &b))
+		if (gu_oid_equal(&mb, &t))
 			return err_set(ERR_INPUT,
-				       "bad commit %.12s is an ancestor of "
-				       "good commit %.12s: did you swap good "
-				       "and bad?",
-				       bad, goods[i]);
+				       "%s commit %.12s is an ancestor of "
+				       "%s commit %.12s: did you swap good "
+				       "and bad?%s",
+				       top_name, top, old_name, old,
+				       fix ? " (to find a fix, bad is the "
+					     "older commit, which fails, and "
+					     "good the newer one)"
+					   : "");
 	}
 	return 0;
 }

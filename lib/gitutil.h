@@ -88,10 +88,11 @@ int gu_merge_base(struct gu_repo *r, const struct gu_oid *a,
  * What git bisect refuses of its endpoints (commit ids in hex): a good
  * commit that is the bad one, a bad commit that is an ancestor of a good
  * one (swapped), a good commit that shares no history with the bad one.
- * ERR_INPUT, with the reason, for those.
+ * ERR_INPUT, with the reason, for those.  fix: the endpoints of a fix
+ * bisection, where bad is the older commit and goods[0] the newer.
  */
 int gu_endpoints_check(struct gu_repo *r, const char *bad, char *const *goods,
-		       size_t ngoods);
+		       size_t ngoods, int fix);
 
 /* The ancestors of bad that no good reaches. Release with gu_graph_release. */
 int gu_graph_load(struct gu_graph *out, struct gu_repo *r,

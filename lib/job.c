@@ -283,6 +283,7 @@ static const struct field spec_fields[] = {
 	{ "max_runs", F_INT, SPEC(max_runs), 100000 },
 	{ "endpoint_runs", F_INT, SPEC(endpoint_runs), 100 },
 	{ "check_endpoints", F_BOOL, SPEC(check_endpoints), 0 },
+	{ "fix", F_BOOL, SPEC(fix), 0 },
 	{ "max_workers", F_INT, SPEC(max_workers), 1024 },
 	{ "callback", F_STR, SPEC(callback), 2048 },
 	{ "callback_secret", F_STR, SPEC(callback_secret), 256 },
@@ -627,6 +628,13 @@ static int spec_from(struct job_spec *out, json_t *o)
 						  "and 'good'");
 		if (same_endpoints(out))
 			return ERR_INPUT;
+		if (out->fix && (out->ngood != 1 || out->recipe ||
+				 out->metric_name || out->releases_job))
+			return err_set(ERR_INPUT,
+				       "'fix' takes one 'good' commit (the "
+				       "newer one, which passes) and, for now, "
+				       "a generic job's 'command' without "
+				       "'metric'");
 		if (out->commit)
 			return err_set(ERR_INPUT, "'commit' is for test jobs; "
 						  "a bisect job has 'bad' "
@@ -638,6 +646,8 @@ static int spec_from(struct job_spec *out, json_t *o)
 			return err_set(ERR_INPUT,
 				       "a test job has 'commit', not "
 				       "'bad' or 'good'");
+		if (out->fix)
+			return err_set(ERR_INPUT, "'fix' is for bisect jobs");
 	}
 	if (out->confidence < 0) /* not given */
 		out->confidence = !strcmp(out->type, "bisect") && !out->command
@@ -758,6 +768,8 @@ static json_t *spec_json(const struct job_spec *j)
 		json_object_set_new(o, "endpoint_runs",
 				    json_integer(j->endpoint_runs));
 		put_str(o, "failure", j->failure);
+		if (j->fix)
+			json_object_set_new(o, "fix", json_true());
 		if (j->metric_name)
 			json_object_set_new(
 				o, "metric",

@@ -39,8 +39,12 @@ struct job_spec {
 	int max_runs;
 	int endpoint_runs;
 	int check_endpoints; /* test bad and goods first */
-	int max_workers;     /* 0: as many as there are */
-	char *callback;	     /* webhook URL, or NULL */
+	/* bisect: find the fix, the first commit on which the failure is
+	 * gone; bad is then the older commit, which fails, and good[0] the
+	 * newer one, which passes (generic mode) */
+	int fix;
+	int max_workers; /* 0: as many as there are */
+	char *callback;	 /* webhook URL, or NULL */
 	/* the key of the webhook's HMAC-SHA256 signature; never shown */
 	char *callback_secret;
 	/* patches applied in order: a build job's "patches", or a kernel

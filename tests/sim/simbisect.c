@@ -184,6 +184,16 @@ int sim_bisect_mode(struct sim_result *out, const struct sim_dag *d,
 			tries++;
 		}
 		out->endpoint_runs = tries;
+		/* a fix bisection's old endpoint, as bisectd runs it: until
+		 * it showed the failure 3 times or ran 10 times (its runs
+		 * with the failure are the engine's passes) */
+		for (tries = 0, k = 0; fix && k < 3 && tries < 10; tries++) {
+			unsigned x = sim_uniform(rng) < p0;
+
+			engine_observe_good(e, x, 1 - x);
+			k += 1 - x;
+		}
+		out->endpoint_runs += fix ? tries : 0;
 	} else {
 		f = run(bad, 0, runs, q, p0, rng);
 		out->endpoint_runs = runs;

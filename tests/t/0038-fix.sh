@@ -1,0 +1,118 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Fix bisection (--fix, "fix": true): the older commit fails (--bad), the
+# newer one passes (--good), and the answer is the first commit on which
+# the failure is gone: git bisect's with --term-old=broken
+# --term-new=fixed, in about as many steps; with a failure that shows
+# on only some runs before the fix, at the confidence asked; through
+# bisectd's API too.  Bad input is refused in one line.
+. "$(dirname "$0")/../lib.sh"
+. "$TOP/tests/daemon-lib.sh"
+
+# mkrepo.sh's history: from CULPRIT on the file "regression" exists.
+# Here its absence is the bug, and CULPRIT is the fix.
+for seed in 3 8; do
+	repo=$SCRATCH/repo$seed
+	eval "$("$TOP/tests/fixtures/mkrepo.sh" "$repo" "$seed" 300)"
+	j=$SCRATCH/f$seed.json
+	expect_exit 0 "seed $seed: run --fix" \
+		"$BISECTCTL" run --fix --repo "$repo" --bad "$GOOD" --good "$BAD" \
+		--json "$j" --out "$SCRATCH/f$seed" -- sh -c 'test -f regression'
+	check "seed $seed: the fix found is the planted one ($CULPRIT)" \
+		jq_true "$j" ".fixed_by == \"$CULPRIT\" and .first_bad == \"$CULPRIT\" and
+			.fix == true and .mode == \"run\""
+	# git, told which commits are fixed: its run takes exit 0 as the
+	# old term, so its command is the one above turned around
+	git -C "$repo" bisect start --term-old=broken --term-new=fixed \
+		"$BAD" "$GOOD" > /dev/null
+	(cd "$repo" && git bisect run sh -c '! test -f regression') \
+		> "$SCRATCH/git.out" 2>&1
+	gits=$(git -C "$repo" bisect log | grep -c '^git bisect \(broken\|fixed\|skip\) ')
+	gitfound=$(grep 'is the first fixed commit' "$SCRATCH/git.out" | cut -d' ' -f1)
+	git -C "$repo" bisect reset > /dev/null 2>&1
+	check "seed $seed: git bisect with broken/fixed agrees ($gitfound)" \
+		[ "$gitfound" = "$CULPRIT" ]
+	ours=$(jq -r .bisect_steps "$j")
+	check "seed $seed: $ours steps, git bisect run took $gits" \
+		[ "$ours" -le $((gits + 1)) ]
+done
+check "the text report says 'fixed by'" \
+	grep -q "^fixed by: $CULPRIT" "$SCRATCH/f8/report.txt"
+check "the bisect log is git's for a fix, and git replays it" \
+	'grep -q "^git bisect start .--term-old=broken. .--term-new=fixed." "$SCRATCH/f8/bisect.log" &&
+	 grep -q "^# first fixed commit: \[$CULPRIT\]" "$SCRATCH/f8/bisect.log" &&
+	 git -C "$repo" bisect replay "$SCRATCH/f8/bisect.log" > "$SCRATCH/replay.out" 2>&1 &&
+	 grep -q "$CULPRIT is the first fixed commit" "$SCRATCH/replay.out"'
+git -C "$repo" bisect reset > /dev/null 2>&1
+
+# before the fix, the command fails on every second run of a commit
+# (which run first depends on the commit's hash); with it, never
+cat > "$SCRATCH/flaky.sh" << 'SH'
+#!/bin/sh
+[ -f regression ] && exit 0
+f=$COUNTS/$BISECT_COMMIT
+n=$(( $(cat "$f" 2>/dev/null || echo 0) + 1 ))
+echo $n > "$f"
+[ $(( (n + 0x$(echo "$BISECT_COMMIT" | cut -c1)) % 2 )) = 1 ]
+SH
+chmod +x "$SCRATCH/flaky.sh"
+COUNTS=$SCRATCH/counts
+export COUNTS
+mkdir "$COUNTS"
+j=$SCRATCH/flaky.json
+expect_exit 0 "a failure on half of the runs before the fix: run --fix --confidence 0.95" \
+	"$BISECTCTL" run --fix --confidence 0.95 --repo "$repo" --bad "$GOOD" \
+	--good "$BAD" --json "$j" --out "$SCRATCH/flaky" -- "$SCRATCH/flaky.sh"
+check "it names the planted fix" jq_true "$j" ".fixed_by == \"$CULPRIT\""
+check "at $(jq .confidence "$j") confidence, verified, intermittent" \
+	jq_true "$j" '.confidence >= 0.95 and .verified == true and
+		.intermittent == true and .target_confidence == 0.95'
+check "the rates learned: before the fix $(jq .failure_rate_before "$j"), after $(jq .failure_rate "$j")" \
+	jq_true "$j" '.failure_rate_before > 0.3 and .failure_rate_before < 0.7 and
+		.failure_rate < 0.1'
+check "the fix passed again and a parent failed" \
+	jq_true "$j" "([.steps[] | select(.commit == \"$CULPRIT\" and .verdict == \"good\")] | length >= 2)"
+check "the text report says it in a fix's words" \
+	'grep -q "^fixed by: $CULPRIT" "$SCRATCH/flaky/report.txt" &&
+	 grep -q "the fix passed again and its parents failed" "$SCRATCH/flaky/report.txt" &&
+	 grep -q "^intermittent: the failure showed on about [0-9]*% of the runs before the fix" "$SCRATCH/flaky/report.txt"'
+
+# refused, in one line, before anything runs
+expect_exit 2 "--fix with two --good" \
+	"$BISECTCTL" run --fix --repo "$repo" --bad "$GOOD" --good "$BAD" \
+	--good "$BAD~3" -- true
+one_line_error "--fix takes one --good"
+expect_exit 2 "--fix with the endpoints as a regression names them" \
+	"$BISECTCTL" run --fix --repo "$repo" --bad "$BAD" --good "$GOOD" -- true
+one_line_error "is an ancestor of bad commit .*did you swap good and bad? (to find a fix"
+expect_exit 2 "bisect --fix (kernel mode)" \
+	"$BISECTCTL" bisect --fix --repo "$repo" --bad "$GOOD" --good "$BAD" \
+	--recipe tiny
+one_line_error "kernel mode cannot find a fix yet"
+
+# bisectd: "fix": true
+make_tokens
+start_bisectd
+start_worker w1
+code=$(api POST jobs "$(bisect_job "$repo" "$BAD" "$GOOD" 'test -f regression' '{fix: true}')" "$STOKEN")
+id=$(jq -r .id "$SCRATCH/body")
+check "a fix job is taken ($code)" [ "$code" = 201 ]
+wait_job "$id" 120
+check "and finds the fix" \
+	jq_true "$SCRATCH/job" ".result == \"found\" and .culprit == \"$CULPRIT\" and .spec.fix == true"
+check "its bisect log is a fix's" \
+	'[ "$(api GET "jobs/$id/bisect.log")" = 200 ] &&
+	 grep -q "^# first fixed commit: \[$CULPRIT\]" "$SCRATCH/body"'
+refused() { # refused WHAT EXTRA PATTERN
+	code=$(api POST jobs "$(bisect_job "$repo" "$BAD" "$GOOD" true "$2")" "$STOKEN")
+	pattern=$3
+	check "$1: 422 ($code), '$(jq -r .error "$SCRATCH/body")'" \
+		'[ "$code" = 422 ] && jq -r .error "$SCRATCH/body" | grep -q -- "$pattern"'
+}
+refused "a fix with two good commits" "{fix: true, good: [\"$BAD\", \"$BAD~2\"]}" "'fix' takes one 'good'"
+refused "a fix whose endpoints are a regression's" "{fix: true, good: [\"$GOOD\"], bad: \"$BAD\"}" "did you swap good and bad"
+refused "a fix with a metric" "{fix: true, metric: {name: \"t\"}}" "'fix' takes one 'good'"
+code=$(api POST jobs "{\"type\":\"test\",\"repo\":\"$repo\",\"commit\":\"$BAD\",\"command\":\"true\",\"fix\":true}" "$STOKEN")
+check "'fix' on a test job: 422 ($code)" \
+	'[ "$code" = 422 ] && grep -q "for bisect jobs" "$SCRATCH/body"'
+done_testing
