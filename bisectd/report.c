@@ -11,6 +11,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -56,6 +57,97 @@ static void commit_shown(struct gu_commit *c)
 static int is_fix(const struct session *s)
 {
 	return s->outcome && strstr(s->outcome, "\"fix\":true");
+}
+
+/* What a maintainer asks of a fix: what it says it fixes, whether it is
+ * marked for stable, and whether it applies to the older commit. */
+struct fix_facts {
+	json_t *fixes; /* the values of its Fixes: trailers */
+	int stable;    /* a Cc: stable@... trailer */
+	int pick;      /* onto the bad commit: 0 clean, 1 conflicts, -1 not
+			  tried */
+	char conflict[256];
+};
+
+static int fix_trailer(const char *key, const char *value, void *payload)
+{
+	struct fix_facts *f = payload;
+
+	if (!strcasecmp(key, "Fixes"))
+		json_array_append_new(f->fixes, json_string(value));
+	else if (!strcasecmp(key, "Cc") && strstr(value, "stable@"))
+		f->stable = 1;
+	return 0;
+}
+
+/* f->fixes to be released with json_decref() */
+static void fix_facts(struct fix_facts *f, const struct session *s)
+{
+	struct buf body;
+
+	memset(f, 0, sizeof(*f));
+	f->fixes = json_array();
+	f->pick = -1;
+	buf_init(&body, 1 << 16);
+	/* (a subject line first: git reads no trailers in a message's
+	 * first paragraph) */
+	if (f->fixes && !buf_puts(&body, "-\n\n") &&
+	    !gu_commit_body(s->repo, &s->first_bad, &body))
+		gu_trailers(buf_str(&body), fix_trailer, f);
+	buf_release(&body);
+	if (s->have_bad)
+		f->pick =
+			gu_cherry_pick_check(s->repo, &s->first_bad, &s->bad,
+					     f->conflict, sizeof(f->conflict));
+	if (f->pick < 0)
+		f->pick = -1;
+}
+
+static void text_fix_facts(struct buf *b, const struct session *s)
+{
+	struct fix_facts f;
+	char hex[GU_HEXSZ + 1];
+	json_t *v;
+	size_t i;
+
+	fix_facts(&f, s);
+	gu_oid_hex(hex, &s->bad);
+	json_array_foreach(f.fixes, i, v)
+	{
+		buf_puts(b, "  Fixes:   ");
+		buf_put_shown(b, json_string_value(v), 0);
+		buf_puts(b, "\n");
+	}
+	if (f.stable)
+		buf_puts(b, "  stable:  marked for the stable trees (Cc: "
+			    "stable)\n");
+	if (f.pick == 0)
+		buf_printf(b,
+			   "  cherry-picks cleanly onto the bad commit %.12s\n",
+			   hex);
+	else if (f.pick == 1) {
+		buf_printf(b,
+			   "  does not cherry-pick onto the bad commit %.12s: "
+			   "conflict in ",
+			   hex);
+		buf_put_shown(b, f.conflict, 0);
+		buf_puts(b, "\n");
+	}
+	json_decref(f.fixes);
+}
+
+static json_t *fix_facts_json(const struct session *s)
+{
+	struct fix_facts f;
+	char hex[GU_HEXSZ + 1];
+
+	fix_facts(&f, s);
+	gu_oid_hex(hex, &s->bad);
+	return json_pack("{s:o, s:b, s:{s:s, s:o, s:s?}}", "fixes",
+			 f.fixes ? f.fixes : json_array(), "stable", f.stable,
+			 "cherry_pick", "onto", hex, "clean",
+			 f.pick < 0 ? json_null() : json_boolean(f.pick == 0),
+			 "conflict", f.pick == 1 ? f.conflict : NULL);
 }
 
 static json_t *commit_json(const struct session *s, const struct gu_oid *oid)
@@ -278,8 +370,10 @@ int report_json(char **out, const struct session *s,
 		json_object_set_new(o, "first_bad", json_string(hex));
 		json_object_set_new(o, "culprit",
 				    commit_json(s, &s->first_bad));
-		if (is_fix(s))
+		if (is_fix(s)) {
 			json_object_set_new(o, "fixed_by", json_string(hex));
+			json_object_set_new(o, "fix_facts", fix_facts_json(s));
+		}
 		json_array_append_new(cands, json_string(hex));
 	} else {
 		json_object_set_new(o, "first_bad", json_null());
@@ -409,6 +503,8 @@ int report_text(struct buf *b, const struct session *s,
 		buf_puts(b, "\n\n");
 	} else if (s->state == ENGINE_FOUND) {
 		text_culprit(b, s);
+		if (is_fix(s))
+			text_fix_facts(b, s);
 		cs = culprit_step(s);
 		if (cs && *cs->title) {
 			buf_puts(b, "  failure: ");
@@ -601,14 +697,18 @@ int report_mail(struct buf *out, const struct session *s,
 	kernel = recipients(s, &to, &cc);
 	gu_oid_hex(hex, &s->first_bad);
 	gu_oid_hex(bad, &s->bad);
-	buf_puts(&subject, "[REGRESSION] ");
+	buf_puts(&subject, is_fix(s) ? "[FIXED] " : "[REGRESSION] ");
 	buf_put_shown(&subject, cs && *cs->title ? cs->title : c.subject, 0);
-	buf_printf(&subject, " (bisected to %.12s)", hex);
+	buf_printf(&subject,
+		   is_fix(s) ? " (fixed by %.12s)" : " (bisected to %.12s)",
+		   hex);
 	{
 		struct buf para;
 
 		buf_init(&para, 1 << 20);
-		buf_puts(&para, "bisectd bisected a regression in ");
+		buf_puts(&para,
+			 is_fix(s) ? "bisectd found the fix of a failure in "
+				   : "bisectd bisected a regression in ");
 		buf_put_shown(&para, ri->repo_path, 0);
 		buf_puts(&para, " between ");
 		for (i = 0; i < s->ngoods; i++) {
@@ -617,7 +717,10 @@ int report_mail(struct buf *out, const struct session *s,
 			gu_oid_hex(g, &s->goods[i]);
 			buf_printf(&para, "%s%.12s", i ? ", " : "", g);
 		}
-		buf_printf(&para, " (good) and %.12s (bad)", bad);
+		buf_printf(&para,
+			   is_fix(s) ? " (good, newer) and %.12s (bad, older)"
+				     : " (good) and %.12s (bad)",
+			   bad);
 		if (ri->recipe) {
 			buf_printf(&para,
 				   ", building with the %s recipe and booting "
@@ -643,6 +746,10 @@ int report_mail(struct buf *out, const struct session *s,
 		buf_printf(b, " %s\n", c.files[i]);
 	if (c.nfiles > 20)
 		buf_printf(b, " (and %zu more files)\n", c.nfiles - 20);
+	if (is_fix(s)) {
+		buf_puts(b, "\n");
+		text_fix_facts(b, s);
+	}
 	if (cs && *cs->title) {
 		buf_printf(b, "\nThe failure, at %.12s:\n\n  ", hex);
 		buf_put_shown(b, cs->title, 0);

@@ -770,6 +770,41 @@ int gu_author_time(struct gu_repo *r, const struct gu_oid *oid, long long *out)
 	return 0;
 }
 
+int gu_cherry_pick_check(struct gu_repo *r, const struct gu_oid *commit,
+			 const struct gu_oid *onto, char *conflict,
+			 size_t size)
+{
+	git_commit *c = NULL, *o = NULL;
+	git_index *idx = NULL;
+	int rc;
+
+	if (git_commit_lookup(&c, r->repo, (const git_oid *)commit) < 0 ||
+	    git_commit_lookup(&o, r->repo, (const git_oid *)onto) < 0)
+		rc = gu_fail(ERR_NOTFOUND, "cannot read a commit");
+	else if (git_cherrypick_commit(&idx, r->repo, c, o,
+				       git_commit_parentcount(c) > 1 ? 1 : 0,
+				       NULL) < 0)
+		rc = gu_fail(ERR_GENERIC, "cannot cherry-pick");
+	else if ((rc = git_index_has_conflicts(idx)) != 0) {
+		const git_index_entry *anc, *ours, *theirs;
+		git_index_conflict_iterator *it = NULL;
+
+		snprintf(conflict, size, "?");
+		if (git_index_conflict_iterator_new(&it, idx) == 0 &&
+		    git_index_conflict_next(&anc, &ours, &theirs, it) == 0)
+			snprintf(conflict, size, "%s",
+				 ours	  ? ours->path
+				 : theirs ? theirs->path
+					  : anc->path);
+		git_index_conflict_iterator_free(it);
+		rc = 1;
+	}
+	git_index_free(idx);
+	git_commit_free(o);
+	git_commit_free(c);
+	return rc;
+}
+
 int gu_trailers(const char *message,
 		int (*fn)(const char *key, const char *value, void *payload),
 		void *payload)

@@ -169,6 +169,15 @@ int gu_tree_dirs(struct gu_repo *r, const struct gu_oid *commit, char ***out,
 		 size_t *n);
 
 /*
+ * Whether commit applies onto onto as git cherry-pick would apply it (in
+ * memory, nothing written): 0 cleanly, 1 with conflicts (the first
+ * conflicting path in conflict), < 0 when it cannot be tried.
+ */
+int gu_cherry_pick_check(struct gu_repo *r, const struct gu_oid *commit,
+			 const struct gu_oid *onto, char *conflict,
+			 size_t size);
+
+/*
  * The trailers of a commit message ("Fixes: ...", "Cc: ...": its last
  * paragraph, as git interpret-trailers reads it); fn as for gu_walk.
  */

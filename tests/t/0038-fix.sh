@@ -45,6 +45,45 @@ check "the bisect log is git's for a fix, and git replays it" \
 	 grep -q "$CULPRIT is the first fixed commit" "$SCRATCH/replay.out"'
 git -C "$repo" bisect reset > /dev/null 2>&1
 
+# what a maintainer asks of a fix: its Fixes: and Cc: stable trailers,
+# and whether it cherry-picks onto the older commit
+small=$SCRATCH/small
+git init -q -b main "$small"
+git -C "$small" config user.name t
+git -C "$small" config user.email t@example.org
+touch "$small/bug"
+echo 0 > "$small/f"
+git -C "$small" add bug f
+git -C "$small" commit -q -m start
+for i in 1 2 3 4 5 6 7 8 9; do
+	if [ "$i" = 5 ]; then
+		git -C "$small" rm -q bug
+		git -C "$small" commit -q -m "remove the bug" \
+			-m "Fixes: 0123456789ab (\"start\")
+Cc: stable@vger.kernel.org"
+	else
+		echo "$i" > "$small/f"
+		git -C "$small" commit -q -am "change $i"
+	fi
+done
+sfix=$(git -C "$small" rev-parse HEAD~4)
+sold=$(git -C "$small" rev-list --max-parents=0 HEAD)
+expect_exit 0 "a fix with trailers" \
+	"$BISECTCTL" run --fix --repo "$small" --bad "$sold" --good main \
+	--json "$SCRATCH/small.json" --out "$SCRATCH/small.out" -- sh -c 'test ! -f bug'
+check "the report gives its Fixes: and its mark for stable" \
+	'jq_true "$SCRATCH/small.json" ".fixed_by == \"$sfix\" and
+		.fix_facts.fixes == [\"0123456789ab (\\\"start\\\")\"] and .fix_facts.stable == true" &&
+	 grep -q "^  Fixes:   0123456789ab (\"start\")" "$SCRATCH/small.out/report.txt" &&
+	 grep -q "^  stable:  marked for the stable trees" "$SCRATCH/small.out/report.txt"'
+check "and that it cherry-picks cleanly onto the bad commit" \
+	'jq_true "$SCRATCH/small.json" ".fix_facts.cherry_pick == {onto: \"$sold\", clean: true, conflict: null}" &&
+	 grep -q "^  cherry-picks cleanly onto the bad commit" "$SCRATCH/small.out/report.txt"'
+check "a fix that does not (seed 8's changes a file the bad commit has otherwise) says where" \
+	'jq_true "$SCRATCH/f8.json" ".fix_facts.stable == false and .fix_facts.fixes == [] and
+		.fix_facts.cherry_pick.clean == false and (.fix_facts.cherry_pick.conflict | length > 0)" &&
+	 grep -q "^  does not cherry-pick onto the bad commit .*: conflict in " "$SCRATCH/f8/report.txt"'
+
 # before the fix, the command fails on every second run of a commit
 # (which run first depends on the commit's hash); with it, never
 cat > "$SCRATCH/flaky.sh" << 'SH'
@@ -103,6 +142,11 @@ check "and finds the fix" \
 check "its bisect log is a fix's" \
 	'[ "$(api GET "jobs/$id/bisect.log")" = 200 ] &&
 	 grep -q "^# first fixed commit: \[$CULPRIT\]" "$SCRATCH/body"'
+check "its report (a mail) says it found a fix, and whether the fix cherry-picks" \
+	'[ "$(api GET "jobs/$id/report.txt")" = 200 ] &&
+	 grep -q "^Subject: \[FIXED\] .* (fixed by $(echo "$CULPRIT" | cut -c1-12))" "$SCRATCH/body" &&
+	 grep -q "bisectd found the fix of a failure in" "$SCRATCH/body" &&
+	 grep -q "cherry-pick.* onto the bad commit" "$SCRATCH/body"'
 refused() { # refused WHAT EXTRA PATTERN
 	code=$(api POST jobs "$(bisect_job "$repo" "$BAD" "$GOOD" true "$2")" "$STOKEN")
 	pattern=$3
