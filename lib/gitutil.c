@@ -771,8 +771,7 @@ int gu_author_time(struct gu_repo *r, const struct gu_oid *oid, long long *out)
 }
 
 int gu_cherry_pick_check(struct gu_repo *r, const struct gu_oid *commit,
-			 const struct gu_oid *onto, char *conflict,
-			 size_t size)
+			 const struct gu_oid *onto, char *conflict, size_t size)
 {
 	git_commit *c = NULL, *o = NULL;
 	git_index *idx = NULL;
