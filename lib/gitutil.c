@@ -773,16 +773,21 @@ int gu_author_time(struct gu_repo *r, const struct gu_oid *oid, long long *out)
 int gu_cherry_pick_check(struct gu_repo *r, const struct gu_oid *commit,
 			 const struct gu_oid *onto, char *conflict, size_t size)
 {
+	git_merge_options mo;
 	git_commit *c = NULL, *o = NULL;
 	git_index *idx = NULL;
 	int rc;
 
+	/* no rename detection: between a fix and an old release it would
+	 * compare thousands of files, and a report may wait for this */
+	git_merge_options_init(&mo, GIT_MERGE_OPTIONS_VERSION);
+	mo.flags &= ~(unsigned)GIT_MERGE_FIND_RENAMES;
 	if (git_commit_lookup(&c, r->repo, (const git_oid *)commit) < 0 ||
 	    git_commit_lookup(&o, r->repo, (const git_oid *)onto) < 0)
 		rc = gu_fail(ERR_NOTFOUND, "cannot read a commit");
 	else if (git_cherrypick_commit(&idx, r->repo, c, o,
 				       git_commit_parentcount(c) > 1 ? 1 : 0,
-				       NULL) < 0)
+				       &mo) < 0)
 		rc = gu_fail(ERR_GENERIC, "cannot cherry-pick");
 	else if ((rc = git_index_has_conflicts(idx)) != 0) {
 		const git_index_entry *anc, *ours, *theirs;

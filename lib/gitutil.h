@@ -170,8 +170,9 @@ int gu_tree_dirs(struct gu_repo *r, const struct gu_oid *commit, char ***out,
 
 /*
  * Whether commit applies onto onto as git cherry-pick would apply it (in
- * memory, nothing written): 0 cleanly, 1 with conflicts (the first
- * conflicting path in conflict), < 0 when it cannot be tried.
+ * memory, nothing written, renames not followed): 0 cleanly, 1 with
+ * conflicts (the first conflicting path in conflict), < 0 when it cannot
+ * be tried.
  */
 int gu_cherry_pick_check(struct gu_repo *r, const struct gu_oid *commit,
 			 const struct gu_oid *onto, char *conflict,
