@@ -81,7 +81,8 @@ static int fix_trailer(const char *key, const char *value, void *payload)
 }
 
 /* f->fixes to be released with json_decref() */
-static void fix_facts(struct fix_facts *f, const struct session *s)
+static void fix_facts(struct fix_facts *f, const struct session *s,
+		      const struct report_info *ri)
 {
 	struct buf body;
 
@@ -95,7 +96,7 @@ static void fix_facts(struct fix_facts *f, const struct session *s)
 	    !gu_commit_body(s->repo, &s->first_bad, &body))
 		gu_trailers(buf_str(&body), fix_trailer, f);
 	buf_release(&body);
-	if (s->have_bad)
+	if (s->have_bad && ri->cherry_pick)
 		f->pick =
 			gu_cherry_pick_check(s->repo, &s->first_bad, &s->bad,
 					     f->conflict, sizeof(f->conflict));
@@ -103,14 +104,15 @@ static void fix_facts(struct fix_facts *f, const struct session *s)
 		f->pick = -1;
 }
 
-static void text_fix_facts(struct buf *b, const struct session *s)
+static void text_fix_facts(struct buf *b, const struct session *s,
+			   const struct report_info *ri)
 {
 	struct fix_facts f;
 	char hex[GU_HEXSZ + 1];
 	json_t *v;
 	size_t i;
 
-	fix_facts(&f, s);
+	fix_facts(&f, s, ri);
 	gu_oid_hex(hex, &s->bad);
 	json_array_foreach(f.fixes, i, v)
 	{
@@ -136,18 +138,25 @@ static void text_fix_facts(struct buf *b, const struct session *s)
 	json_decref(f.fixes);
 }
 
-static json_t *fix_facts_json(const struct session *s)
+static json_t *fix_facts_json(const struct session *s,
+			      const struct report_info *ri)
 {
 	struct fix_facts f;
 	char hex[GU_HEXSZ + 1];
 
-	fix_facts(&f, s);
+	json_t *conflict;
+
+	fix_facts(&f, s, ri);
 	gu_oid_hex(hex, &s->bad);
-	return json_pack("{s:o, s:b, s:{s:s, s:o, s:s?}}", "fixes",
+	/* a path is any bytes: one that is not UTF-8 is named so */
+	conflict = f.pick == 1 ? json_string(f.conflict) : json_null();
+	if (!conflict)
+		conflict = json_string("(not UTF-8)");
+	return json_pack("{s:o, s:b, s:{s:s, s:o, s:o}}", "fixes",
 			 f.fixes ? f.fixes : json_array(), "stable", f.stable,
 			 "cherry_pick", "onto", hex, "clean",
 			 f.pick < 0 ? json_null() : json_boolean(f.pick == 0),
-			 "conflict", f.pick == 1 ? f.conflict : NULL);
+			 "conflict", conflict);
 }
 
 static json_t *commit_json(const struct session *s, const struct gu_oid *oid)
@@ -372,7 +381,8 @@ int report_json(char **out, const struct session *s,
 				    commit_json(s, &s->first_bad));
 		if (is_fix(s)) {
 			json_object_set_new(o, "fixed_by", json_string(hex));
-			json_object_set_new(o, "fix_facts", fix_facts_json(s));
+			json_object_set_new(o, "fix_facts",
+					    fix_facts_json(s, ri));
 		}
 		json_array_append_new(cands, json_string(hex));
 	} else {
@@ -504,7 +514,7 @@ int report_text(struct buf *b, const struct session *s,
 	} else if (s->state == ENGINE_FOUND) {
 		text_culprit(b, s);
 		if (is_fix(s))
-			text_fix_facts(b, s);
+			text_fix_facts(b, s, ri);
 		cs = culprit_step(s);
 		if (cs && *cs->title) {
 			buf_puts(b, "  failure: ");
@@ -748,7 +758,7 @@ int report_mail(struct buf *out, const struct session *s,
 		buf_printf(b, " (and %zu more files)\n", c.nfiles - 20);
 	if (is_fix(s)) {
 		buf_puts(b, "\n");
-		text_fix_facts(b, s);
+		text_fix_facts(b, s, ri);
 	}
 	if (cs && *cs->title) {
 		buf_printf(b, "\nThe failure, at %.12s:\n\n  ", hex);

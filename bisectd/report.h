@@ -24,6 +24,10 @@ struct report_info {
 	int error_code;		 /* 0, or the session's error */
 	long long job_id;	 /* bisectd's job, or 0 */
 	const char *mail_from;	 /* the mail's From, or NULL for bisectd's */
+	/* a fix's report says whether it cherry-picks onto the bad commit:
+	 * only where the repository is the user's own (bisectctl run), as
+	 * a merge costs what the repository makes it cost */
+	int cherry_pick;
 };
 
 /* "found", "ambiguous" or "error". */

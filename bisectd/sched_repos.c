@@ -42,9 +42,12 @@ static char *mirror_dir(const char *state_dir, const char *url)
 }
 
 /*
- * A URL's mirror, once it exists, is opened as it is: sched_prepare()
- * fetched it before the lock was taken.  Without one (bisectctl's own
- * scheduler, which has no prepare step), libgit2 clones it.
+ * A URL's mirror, once it exists, is opened as it is: bisectd's fetch
+ * queue fetched it, with its limits, before the lock was taken.  Without
+ * one, bisectd has nothing to open (a fetch under way or failed: never a
+ * clone under the lock, of a server that may never answer or may
+ * redirect anywhere); bisectctl's own scheduler, which has no fetch
+ * queue, has libgit2 clone it.
  */
 int sched_open_repo(struct sched *s, const char *repo, struct gu_repo **out)
 {
@@ -58,6 +61,11 @@ int sched_open_repo(struct sched *s, const char *repo, struct gu_repo **out)
 		return err_set(ERR_NOMEM, "out of memory");
 	if (access(dir, F_OK) == 0)
 		rc = gu_open(out, dir);
+	else if (!s->o.clone_missing)
+		rc = err_set(ERR_NOTFOUND,
+			     "repository '%s' is not fetched (its fetch is "
+			     "under way, or failed)",
+			     repo);
 	else if (!(rc = util_mkdir_p(s->state_dir)))
 		rc = gu_open_url(out, repo, dir);
 	free(dir);

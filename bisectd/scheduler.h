@@ -21,6 +21,9 @@ struct sched_opts {
 	int max_attempts;	 /* leases lost before a step is infra */
 	int workers;		 /* parallel steps per job; 0: live workers */
 	double live_window;	 /* a worker seen this recently is live */
+	/* a URL's missing mirror is cloned when a job needs it (bisectctl's
+	 * own scheduler); bisectd's come from its fetch queue alone */
+	int clone_missing;
 };
 
 struct sched;

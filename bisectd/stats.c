@@ -101,8 +101,10 @@ static int count_job(struct store *store, struct sched *sched,
 	for (i = 0; !rc && i < spec.ngood; i++)
 		if (gu_oid_parse(&goods[i], spec.good[i]))
 			rc = err_set(ERR_INPUT, "job %lld: no commit ids", id);
-	if (!rc)
-		rc = sched_open_repo(sched, spec.repo, &repo);
+	/* a mirror not fetched: tried again next time */
+	if (!rc &&
+	    (rc = sched_open_repo(sched, spec.repo, &repo)) == ERR_NOTFOUND)
+		rc = ERR_INFRA;
 	if (!rc)
 		rc = gu_author_time(repo, &culprit, &authored);
 	if (!rc)

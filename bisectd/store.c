@@ -1007,6 +1007,8 @@ int store_stats_pending(struct store *s, long long **ids, size_t *n)
 		     "AND result = 'found' AND culprit IS NOT NULL AND "
 		     "json_valid(outcome) AND "
 		     "json_extract(outcome, '$.verified') = 1 AND "
+		     /* a fix is no regression */
+		     "json_extract(outcome, '$.fix') IS NOT 1 AND "
 		     "id NOT IN (SELECT job FROM stats_jobs) ORDER BY id",
 		     "i", JOB_DONE),
 		ids, n);

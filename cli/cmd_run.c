@@ -187,6 +187,7 @@ int cmd_run(int argc, char **argv)
 	ri.command = cmdline;
 	ri.out_dir = out;
 	ri.mail_from = c.mail_from;
+	ri.cherry_pick = 1;
 	status = ctl_finish(&s, &ri, c.json, code);
 	goto out;
 fail:

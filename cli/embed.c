@@ -220,7 +220,8 @@ int embed_run(struct session *s, int *code, const struct embed_opts *o,
 				 .recipe_path = o->recipe_path,
 				 .lease_s = 1e9,
 				 .max_attempts = 3,
-				 .workers = o->workers };
+				 .workers = o->workers,
+				 .clone_missing = 1 };
 	struct local_worker *w = NULL;
 	struct job_spec spec = { 0 };
 	char *db = util_fmt("%s/state.db", o->out_dir);

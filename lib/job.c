@@ -575,6 +575,8 @@ static int spec_from(struct job_spec *out, json_t *o)
 	}
 	if (out->runs < 1)
 		return err_set(ERR_INPUT, "field 'runs' must be at least 1");
+	if (out->fix && strcmp(out->type, "bisect"))
+		return err_set(ERR_INPUT, "'fix' is for bisect jobs");
 	if (!strcmp(out->type, "releases"))
 		return out->metric_name ? err_set(ERR_INPUT, "'metric' is for "
 							     "bisect jobs")
@@ -646,8 +648,6 @@ static int spec_from(struct job_spec *out, json_t *o)
 			return err_set(ERR_INPUT,
 				       "a test job has 'commit', not "
 				       "'bad' or 'good'");
-		if (out->fix)
-			return err_set(ERR_INPUT, "'fix' is for bisect jobs");
 	}
 	if (out->confidence < 0) /* not given */
 		out->confidence = !strcmp(out->type, "bisect") && !out->command

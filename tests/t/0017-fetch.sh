@@ -87,6 +87,14 @@ check "a job on a URL is taken at once, as fetching ($code)" \
 code=$(curl -s -m 2 -o "$SCRATCH/mid.json" -w "%{http_code}" "$URL/api/v1/jobs/$mid")
 check "while its fetch hangs, the API answers at once ($code) and shows it fetching" \
 	'[ "$code" = 200 ] && jq_true "$SCRATCH/mid.json" ".state == \"fetching\""'
+# nothing clones the repository under the lock meanwhile: its bisect
+# log and report, which read its commits, answer at once, as /health
+for what in bisect.log report.json; do
+	code=$(curl -s -m 5 -o /dev/null -w "%{http_code}" "$URL/api/v1/jobs/$mid/$what")
+	check "meanwhile its $what is answered at once, without a clone ($code)" \
+		'[ "$code" = 200 ] || [ "$code" = 404 ] || [ "$code" = 409 ]'
+done
+check "and /health too" '[ "$(curl -s -m 2 -o /dev/null -w "%{http_code}" "$URL/api/v1/health")" = 200 ]'
 wait_job "$mid" 30
 t1=$(date +%s)
 check "the hanging fetch is given up: the job failed after $((t1 - t0)) s" \

@@ -142,11 +142,16 @@ check "and finds the fix" \
 check "its bisect log is a fix's" \
 	'[ "$(api GET "jobs/$id/bisect.log")" = 200 ] &&
 	 grep -q "^# first fixed commit: \[$CULPRIT\]" "$SCRATCH/body"'
-check "its report (a mail) says it found a fix, and whether the fix cherry-picks" \
+check "its report (a mail) says it found a fix" \
 	'[ "$(api GET "jobs/$id/report.txt")" = 200 ] &&
 	 grep -q "^Subject: \[FIXED\] .* (fixed by $(echo "$CULPRIT" | cut -c1-12))" "$SCRATCH/body" &&
-	 grep -q "bisectd found the fix of a failure in" "$SCRATCH/body" &&
-	 grep -q "cherry-pick.* onto the bad commit" "$SCRATCH/body"'
+	 grep -q "bisectd found the fix of a failure in" "$SCRATCH/body"'
+# a merge costs what the repository makes it cost, and a report is made
+# under bisectd's lock: bisectd does not try the cherry-pick
+check "bisectd's report does not merge the submitter's trees" \
+	'! grep -q "cherry-pick" "$SCRATCH/body" &&
+	 [ "$(api GET "jobs/$id/report.json")" = 200 ] &&
+	 jq_true "$SCRATCH/body" ".fix == true and .fix_facts.cherry_pick.clean == null"'
 refused() { # refused WHAT EXTRA PATTERN
 	code=$(api POST jobs "$(bisect_job "$repo" "$BAD" "$GOOD" true "$2")" "$STOKEN")
 	pattern=$3
@@ -156,6 +161,9 @@ refused() { # refused WHAT EXTRA PATTERN
 refused "a fix with two good commits" "{fix: true, good: [\"$BAD\", \"$BAD~2\"]}" "'fix' takes one 'good'"
 refused "a fix whose endpoints are a regression's" "{fix: true, good: [\"$GOOD\"], bad: \"$BAD\"}" "did you swap good and bad"
 refused "a fix with a metric" "{fix: true, metric: {name: \"t\"}}" "'fix' takes one 'good'"
+code=$(api POST jobs '{"type":"releases","flavour":"cloud-amd64","good":["6.1.0-10"],"bad":"6.1.0-12","fix":true}' "$STOKEN")
+check "'fix' on a releases job: 422 ($code)" \
+	'[ "$code" = 422 ] && grep -q "for bisect jobs" "$SCRATCH/body"'
 code=$(api POST jobs "{\"type\":\"test\",\"repo\":\"$repo\",\"commit\":\"$BAD\",\"command\":\"true\",\"fix\":true}" "$STOKEN")
 check "'fix' on a test job: 422 ($code)" \
 	'[ "$code" = 422 ] && grep -q "for bisect jobs" "$SCRATCH/body"'
