@@ -7,7 +7,6 @@
  */
 #include <ctype.h>
 #include <fcntl.h>
-#include <math.h>
 #include <pthread.h>
 #include <regex.h>
 #include <stdarg.h>
@@ -136,17 +135,7 @@ static int fetch_mirror(const char *state_dir, const char *url,
 	 * gives up after lowSpeedTime s below 1 byte/s (0: never); no
 	 * redirect is followed, so the URL that --repo-urls allowed is the
 	 * only one fetched (git follows the first request's by default) */
-	const char *env[] = { "GIT_TERMINAL_PROMPT=0",
-			      "GIT_ASKPASS=/bin/true",
-			      "GIT_ALLOW_PROTOCOL=https:http:git",
-			      "GIT_CONFIG_COUNT=3",
-			      "GIT_CONFIG_KEY_0=http.lowSpeedLimit",
-			      "GIT_CONFIG_VALUE_0=1",
-			      "GIT_CONFIG_KEY_1=http.lowSpeedTime",
-			      slow,
-			      "GIT_CONFIG_KEY_2=http.followRedirects",
-			      "GIT_CONFIG_VALUE_2=false",
-			      NULL };
+	const char *env[GU_FETCH_ENV];
 	struct proc_opts o = { .env = env,
 			       .timeout_s = lim->timeout_s,
 			       .stall_s = lim->stall_s,
@@ -154,8 +143,7 @@ static int fetch_mirror(const char *state_dir, const char *url,
 	struct proc_result pr;
 	int fresh, rc;
 
-	snprintf(slow, sizeof(slow), "GIT_CONFIG_VALUE_1=%.0f",
-		 lim->stall_s > 0 ? ceil(lim->stall_s) : 0);
+	gu_fetch_env(env, slow, sizeof(slow), lim->stall_s);
 	if (dir)
 		tmp = util_fmt("%s.new-%d-%lx", dir, (int)getpid(),
 			       (unsigned long)pthread_self());

@@ -3,6 +3,7 @@
  * Everything that talks to libgit2.
  */
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -768,6 +769,30 @@ int gu_author_time(struct gu_repo *r, const struct gu_oid *oid, long long *out)
 	*out = (long long)git_commit_author(c)->when.time;
 	git_commit_free(c);
 	return 0;
+}
+
+void gu_fetch_env(const char *env[GU_FETCH_ENV], char *buf, size_t size,
+		  double stall_s)
+{
+	static const char *const fixed[] = {
+		"GIT_TERMINAL_PROMPT=0",
+		"GIT_ASKPASS=/bin/true",
+		"GIT_ALLOW_PROTOCOL=https:http:git",
+		"GIT_CONFIG_COUNT=3",
+		"GIT_CONFIG_KEY_0=http.lowSpeedLimit",
+		"GIT_CONFIG_VALUE_0=1",
+		"GIT_CONFIG_KEY_1=http.lowSpeedTime",
+		"GIT_CONFIG_KEY_2=http.followRedirects",
+		"GIT_CONFIG_VALUE_2=false",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(fixed) / sizeof(*fixed); i++)
+		env[i] = fixed[i];
+	snprintf(buf, size, "GIT_CONFIG_VALUE_1=%.0f",
+		 stall_s > 0 ? ceil(stall_s) : 0);
+	env[i++] = buf;
+	env[i] = NULL;
 }
 
 int gu_cherry_pick_check(struct gu_repo *r, const struct gu_oid *commit,

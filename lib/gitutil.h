@@ -169,6 +169,18 @@ int gu_tree_dirs(struct gu_repo *r, const struct gu_oid *commit, char ***out,
 		 size_t *n);
 
 /*
+ * The environment of a git command that fetches a URL from the network:
+ * no password prompts, only network protocols (not file:// or ext::),
+ * no HTTP redirect followed, and curl's low-speed limit of stall_s
+ * seconds below 1 byte/s (0: none).  Fills env (GU_FETCH_ENV entries,
+ * NULL-ended; extra "NAME=value" ones for proc_opts.env) with one value
+ * formatted into buf.
+ */
+#define GU_FETCH_ENV 12
+void gu_fetch_env(const char *env[GU_FETCH_ENV], char *buf, size_t size,
+		  double stall_s);
+
+/*
  * Whether commit applies onto onto as git cherry-pick would apply it (in
  * memory, nothing written, renames not followed): 0 cleanly, 1 with
  * conflicts (the first conflicting path in conflict), < 0 when it cannot

@@ -16,6 +16,7 @@
 
 #include "digest.h"
 #include "error.h"
+#include "gitutil.h"
 #include "job.h"
 #include "mbox.h"
 #include "recipe.h"
@@ -209,20 +210,91 @@ static char *mirror_dir(const char *cache, const char *key)
 	return util_fmt("%s/mirrors/%.16s.git", cache, hex);
 }
 
+/* What a worker's fetch of a job's URL may take: bisectd's defaults
+ * for its own (fetch-timeout, fetch-stall-timeout) */
+#define URL_FETCH_S 600
+#define URL_STALL_S 60
+
+/*
+ * Fetch url into the bare mirror dir with git, in a child process: as
+ * bisectd's fetch queue does, without prompts, redirects or other than
+ * network protocols, given up after URL_FETCH_S or when curl received
+ * nothing for URL_STALL_S.  The job's submitter chose the server, which
+ * may answer bisectd and then not this worker, or send it elsewhere.
+ */
+static int fetch_url(const char *url, const char *dir)
+{
+	const char *env[GU_FETCH_ENV];
+	const char *init[] = { "git", "init", "-q", "--bare", dir, NULL };
+	const char *fetch[] = { "git",
+				"-C",
+				dir,
+				"fetch",
+				"-q",
+				"--prune",
+				"--",
+				url,
+				"+refs/heads/*:refs/heads/*",
+				"+refs/tags/*:refs/tags/*",
+				NULL };
+	char slow[64], *log = util_fmt("%s.log", dir);
+	struct proc_opts o = { .env = env, .timeout_s = URL_FETCH_S };
+	struct proc_result pr;
+	int rc;
+
+	if (!log)
+		return err_set(ERR_NOMEM, "out of memory");
+	gu_fetch_env(env, slow, sizeof(slow), URL_STALL_S);
+	o.log_path = log;
+	rc = proc_run(&pr, init, &o);
+	if (!rc && (pr.exec_failed || !pr.exited || pr.status))
+		rc = err_set(ERR_INFRA, "cannot make the mirror '%s' (see %s)",
+			     dir, log);
+	if (!rc)
+		rc = proc_run(&pr, fetch, &o);
+	if (!rc && pr.timed_out)
+		rc = err_set(ERR_INPUT,
+			     "cannot fetch '%s': no answer within %d s", url,
+			     URL_FETCH_S);
+	else if (!rc && (pr.exec_failed || !pr.exited || pr.status)) {
+		/* git's own reason: its last "fatal:" line */
+		struct buf b;
+		const char *p, *why = NULL;
+
+		buf_init(&b, 1 << 16);
+		buf_read_file(&b, log);
+		for (p = buf_str(&b); (p = strstr(p, "fatal: ")); p++)
+			why = p;
+		rc = err_set(ERR_INPUT, "cannot fetch '%s': %.*s", url,
+			     why ? (int)strcspn(why, "\r\n") : 10,
+			     why ? why : "git failed");
+		buf_release(&b);
+	}
+	free(log);
+	return rc;
+}
+
 /* Open a path, or mirror a URL under the cache. */
 static int open_repo(struct gu_repo **out, const char *repo, const char *cache)
 {
 	char *dir;
-	int rc;
+	int rc, fd = -1;
 
 	if (!strstr(repo, "://"))
 		return gu_open(out, repo);
 	dir = mirror_dir(cache, repo);
 	if (!dir)
 		return err_set(ERR_NOMEM, "out of memory");
-	rc = util_mkdir_p(cache);
+	rc = util_mkdir_p(dir);
+	/* (slots of one machine share the mirror) */
+	if (!rc && (fd = util_lock_dir(dir)) < 0)
+		rc = fd;
 	if (!rc)
-		rc = gu_open_url(out, repo, dir);
+		rc = fetch_url(repo, dir);
+	if (!rc)
+		rc = gu_open(out, dir);
+	if (fd >= 0)
+		close(fd);
 	free(dir);
 	return rc;
 }

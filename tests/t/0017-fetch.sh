@@ -39,9 +39,12 @@ while time.time() < end:
 ' "$SCRATCH/mute.port" &
 PIDS="$PIDS $!"
 # a server that redirects every request to another one, which notes
-# each request it gets (60 s)
+# each request it gets (60 s); or, while $SCRATCH/serve exists, serves
+# a repository
+git clone -q --bare "$SCRATCH/work" "$SCRATCH/dumb.git"
+git -C "$SCRATCH/dumb.git" update-server-info
 python3 -c '
-import http.server, sys, threading, time
+import http.server, os, sys, threading, time
 class Note(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         open(sys.argv[2], "a").write(self.path + "\n")
@@ -50,6 +53,17 @@ class Note(http.server.BaseHTTPRequestHandler):
 target = http.server.HTTPServer(("127.0.0.1", 0), Note)
 class Away(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
+        # while the file "serve" exists, the repository (dumb HTTP)
+        if os.path.exists(sys.argv[3] + "/serve"):
+            path = self.path.split("?")[0]
+            f = sys.argv[3] + "/dumb.git/" + path[len("/repo.git/"):]
+            if ".." in self.path or not os.path.isfile(f):
+                return self.send_error(404)
+            data = open(f, "rb").read()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            return self.wfile.write(data)
         self.send_response(302)
         self.send_header("Location", "http://127.0.0.1:%d%s" %
                          (target.server_port, self.path))
@@ -60,7 +74,7 @@ for s in (target, away):
     threading.Thread(target=s.serve_forever, daemon=True).start()
 open(sys.argv[1], "w").write(str(away.server_port))
 time.sleep(60)
-' "$SCRATCH/away.port" "$SCRATCH/target.log" &
+' "$SCRATCH/away.port" "$SCRATCH/target.log" "$SCRATCH" &
 PIDS="$PIDS $!"
 gport=$(free_port)
 # (setsid: the cleanup kills its session, git-daemon, the child of git)
@@ -108,6 +122,26 @@ wait_job "$id" 30
 check "a repository URL that redirects fails its job ($(jq -r .reason "$SCRATCH/job"))" \
 	jq_true "$SCRATCH/job" '.state == "failed" and (.reason | test("cannot fetch"))'
 check "and the redirect's target got no request" '[ ! -s "$SCRATCH/target.log" ]'
+# one that answered bisectd's fetch and then redirects the worker's:
+# the worker follows no redirect either
+kill "$WPID"
+touch "$SCRATCH/serve"
+id=$(submit "$(bisect_job "$away" "$GOOD" "$BAD" 'test ! -f regression')")
+for _ in $(seq 100); do
+	api GET "jobs/$id" > /dev/null
+	[ "$(jq -r .state "$SCRATCH/body")" != fetching ] && break
+	sleep 0.2
+done
+check "a repository that bisectd fetched ($(jq -r .state "$SCRATCH/body"))" \
+	'[ "$(jq -r .state "$SCRATCH/body")" = queued ] || [ "$(jq -r .state "$SCRATCH/body")" = running ]'
+rm "$SCRATCH/serve"
+start_worker w2
+wait_job "$id" 60
+check "redirects the worker's fetch: the job fails ($(jq -r .reason "$SCRATCH/job"))" \
+	jq_true "$SCRATCH/job" '.state == "failed" and (.reason | test("cannot fetch"))'
+check "and the redirect's target got no request from the worker" '[ ! -s "$SCRATCH/target.log" ]'
+kill "$WPID"
+start_worker w1
 
 # a git:// repository is mirrored and bisected
 for _ in $(seq 50); do
@@ -153,8 +187,8 @@ id=$(submit "$(bisect_job "git://127.0.0.1:$gport/repo.git" "$GOOD" no-such-rev 
 wait_job "$id" 30
 check "a revision the fetched repository lacks fails the job ($(jq -r .reason "$SCRATCH/job"))" \
 	jq_true "$SCRATCH/job" '.state == "failed" and (.reason | test("no-such-rev"))'
-check "a refused fetch leaves no mirror behind" \
-	'[ "$(find "$STATE/repos" -maxdepth 1 -name "*.git" | wc -l)" -eq 1 ]'
+check "a refused fetch leaves no mirror behind (two fetched: git:// and dumb HTTP)" \
+	'[ "$(find "$STATE/repos" -maxdepth 1 -name "*.git" | wc -l)" -eq 2 ]'
 rm -rf "$outside"
 # A Debian source version is imported by a child of the fetch queue
 # (bisect-worker --import-source): one apt does not know fails its job
