@@ -874,18 +874,59 @@ static void on_log(void *cls, const char *fmt, va_list ap)
 	log_vwarnx(fmt, ap);
 }
 
-/*
- * The queue a pool thread takes its next call from, -1 for none: git's
- * while fewer than git_max run, else token holders' three times of four
- * while both of the others wait.  q_lock held.
- */
-static int next_queue(struct api *a)
+/* How many git calls of the worker token token run now.  q_lock held. */
+static unsigned git_running(const struct api *a, const char *token)
 {
-	if (a->q_head[2] && a->ngit < a->git_max)
-		return 2;
+	unsigned n = 0, i;
+
+	for (i = 0; i < API_POOL_MAX; i++)
+		n += !strcmp(a->git_token[i], token);
+	return n;
+}
+
+/*
+ * The next call a pool thread takes, unlinked from its queue *q: a git
+ * call while fewer than git_max run, of the token with fewest running
+ * and fewer than git_per_token (the oldest of those), so that one worker
+ * token cannot hold the git share from others; else token holders' three
+ * times of four while both of the others wait.  NULL for none.  q_lock
+ * held.
+ */
+static struct conn *next_call(struct api *a, int *q)
+{
+	struct conn *cn, *prev = NULL, *best = NULL, *best_prev = NULL;
+	unsigned fewest = a->git_per_token;
+
+	for (cn = a->ngit < a->git_max ? a->q_head[2] : NULL; cn;
+	     prev = cn, cn = cn->next) {
+		unsigned n = git_running(a, cn->token);
+
+		if (n < fewest) {
+			fewest = n;
+			best = cn;
+			best_prev = prev;
+		}
+	}
+	if (best) {
+		*q = 2;
+		if (best_prev)
+			best_prev->next = best->next;
+		else
+			a->q_head[2] = best->next;
+		if (a->q_tail[2] == best)
+			a->q_tail[2] = best_prev;
+		best->next = NULL;
+		return best;
+	}
 	if (!a->q_head[0] && !a->q_head[1])
-		return -1;
-	return a->q_head[0] && (!a->q_head[1] || ++a->q_turn % 4) ? 0 : 1;
+		return NULL;
+	*q = a->q_head[0] && (!a->q_head[1] || ++a->q_turn % 4) ? 0 : 1;
+	cn = a->q_head[*q];
+	a->q_head[*q] = cn->next;
+	if (!a->q_head[*q])
+		a->q_tail[*q] = NULL;
+	cn->next = NULL;
+	return cn;
 }
 
 /* A pool thread: the slow calls, each queue in the order they came. */
@@ -896,18 +937,20 @@ static void *pool_main(void *arg)
 	pthread_mutex_lock(&a->q_lock);
 	for (;;) {
 		struct conn *cn;
-		int q;
+		int q = -1, slot = -1;
 
-		while ((q = next_queue(a)) < 0 && !a->stopping)
+		while (!(cn = next_call(a, &q)) && !a->stopping)
 			pthread_cond_wait(&a->q_cond, &a->q_lock);
-		if (q < 0)
+		if (!cn)
 			break; /* stopping, and nothing this thread may take */
-		cn = a->q_head[q];
-		a->q_head[q] = cn->next;
-		if (!a->q_head[q])
-			a->q_tail[q] = NULL;
-		cn->next = NULL;
-		a->ngit += q == 2;
+		if (q == 2) {
+			/* its token noted in a free place (ngit < git_max) */
+			for (slot = 0; a->git_token[slot][0]; slot++)
+				;
+			snprintf(a->git_token[slot], sizeof(a->git_token[0]),
+				 "%s", cn->token);
+			a->ngit++;
+		}
 		pthread_mutex_unlock(&a->q_lock);
 		deferring = cn;
 		route(a, cn->mc, cn, cn->method, cn->url);
@@ -916,8 +959,9 @@ static void *pool_main(void *arg)
 			PENDING_DONE; /* no answer (out of memory): closed */
 		MHD_resume_connection(cn->mc);
 		pthread_mutex_lock(&a->q_lock);
-		if (q == 2) {
+		if (slot >= 0) {
 			/* a git call waiting for its share may go now */
+			a->git_token[slot][0] = '\0';
 			a->ngit--;
 			pthread_cond_broadcast(&a->q_cond);
 		}
@@ -1048,6 +1092,7 @@ int api_start(struct api **out, struct coord *c, const struct api_opts *o)
 	/* git serves a whole pack for minutes: it never holds more than
 	 * half of the pool, whoever asks */
 	a->git_max = a->o.pool > 1 ? (unsigned)a->o.pool / 2 : 1;
+	a->git_per_token = a->git_max > 1 ? a->git_max / 2 : 1;
 	if (a->o.max_conns <= 0)
 		a->o.max_conns = 4000;
 	if (!(a->o.header_s > 0))

@@ -67,12 +67,15 @@ struct api {
 	 * that readers without a token do not hold up a submit behind their
 	 * own calls and a token's holder does not starve them.  Queue 2
 	 * holds git http-backend's calls (workers' fetches), of which
-	 * git_max run at once, ngit now: a fetch of a whole tree may take
-	 * minutes, and the rest of the pool stays for the others */
+	 * git_max run at once, ngit now, git_per_token of one worker token
+	 * (git_token: the tokens of those running, "" for a free place): a
+	 * fetch of a whole tree may take minutes, and the rest of the pool
+	 * stays for the others */
 	pthread_mutex_t q_lock;
 	pthread_cond_t q_cond;
 	struct conn *q_head[3], *q_tail[3];
-	unsigned ngit, git_max;
+	unsigned ngit, git_max, git_per_token;
+	char git_token[API_POOL_MAX][65];
 	unsigned q_turn; /* every QUEUE_SHARE-th pick is queue 1's */
 	int stopping;
 	pthread_t pool[API_POOL_MAX], timer;

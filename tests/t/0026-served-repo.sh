@@ -64,9 +64,12 @@ check "an unknown job: 404" \
 	'[ "$(api GET "jobs/999/git/info/refs?service=git-upload-pack" "" "$WTOKEN")" = 404 ]'
 
 # git http-backend may take minutes on a whole tree: it never holds the
-# whole pool.  bisectd again, with a git whose http-backend takes 5 s,
-# and six fetches at once from the worker token: a submitter's call that
-# the pool serves is answered meanwhile, and the fetches all are.
+# whole pool, and one worker token never holds the share of it.
+# bisectd again, with a git whose http-backend takes 5 s; three fetches
+# at once from one worker token, then one from another: a submitter's
+# call that the pool serves is answered meanwhile, the other token's
+# fetch does not wait for the first token's, and all are answered.
+W2TOKEN=$("$BISECTD" --state "$STATE" token add worker other-worker)
 kill "$DPID"
 wait "$DPID" 2> /dev/null
 mkdir -p "$SCRATCH/slowgit"
@@ -78,19 +81,27 @@ PATH=$SCRATCH/slowgit:$PATH
 PORT=
 start_bisectd
 PATH=$old_path
-for k in 1 2 3 4 5 6; do
+refs="$URL/api/v1/jobs/$id/git/info/refs?service=git-upload-pack"
+for k in 1 2 3; do
 	curl -s -o /dev/null -w '%{http_code}\n' -H "Authorization: Bearer $WTOKEN" \
-		"$URL/api/v1/jobs/$id/git/info/refs?service=git-upload-pack" \
-		>> "$SCRATCH/fetches" &
+		"$refs" >> "$SCRATCH/fetches" &
 	fetches="${fetches:-} $!"
 done
-sleep 1
+sleep 0.5
+curl -s -o /dev/null -w '%{http_code} %{time_total}\n' \
+	-H "Authorization: Bearer $W2TOKEN" "$refs" > "$SCRATCH/other" &
+other=$!
+sleep 0.5
 t0=$(date +%s.%N)
 code=$(api GET jobs "" "$STOKEN")
 took=$(echo "$(date +%s.%N) - $t0" | bc)
-check "while six slow fetches run, the job list answers ($code in $took s)" \
+check "while slow fetches run, the job list answers ($code in $took s)" \
 	'[ "$code" = 200 ] && [ "$(echo "$took < 1" | bc)" = 1 ]'
+wait $other
+check "the other worker token's fetch did not wait for the first's ($(cat "$SCRATCH/other") s)" \
+	'[ "$(cut -d" " -f1 "$SCRATCH/other")" = 200 ] &&
+	 [ "$(echo "$(cut -d" " -f2 "$SCRATCH/other") < 8" | bc)" = 1 ]'
 wait $fetches
-check "and the six fetches were answered, two at a time: $(sort "$SCRATCH/fetches" | uniq -c | tr -s ' \n' ' ')" \
-	'[ "$(grep -c "^200$" "$SCRATCH/fetches")" = 6 ]'
+check "and the first token's three were answered, one at a time: $(sort "$SCRATCH/fetches" | uniq -c | tr -s ' \n' ' ')" \
+	'[ "$(grep -c "^200$" "$SCRATCH/fetches")" = 3 ]'
 done_testing
