@@ -6,6 +6,7 @@
  * back through a close-on-exec pipe.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -295,6 +296,34 @@ int util_chown_tree(const char *path, const char *keep, uid_t uid, gid_t gid)
 	return 0;
 }
 
+/*
+ * Remove the cgroups of pids_cgroup() that processes gone left behind (a
+ * worker killed with SIGKILL ends no cgroup): bisectd-PID-N below root
+ * whose PID is no process.  One with processes in it stays (rmdir fails).
+ */
+static void forget_dead_cgroups(const char *root)
+{
+	DIR *d = opendir(root);
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		char path[PATH_MAX];
+		long pid;
+		char *end;
+
+		if (strncmp(de->d_name, "bisectd-", 8))
+			continue;
+		pid = strtol(de->d_name + 8, &end, 10);
+		if (pid <= 0 || *end != '-' || kill((pid_t)pid, 0) == 0 ||
+		    errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", root, de->d_name);
+		rmdir(path);
+	}
+	if (d)
+		closedir(d);
+}
+
 const char *proc_pids_root(void)
 {
 	static const char *root;
@@ -319,6 +348,8 @@ const char *proc_pids_root(void)
 		} else if (!access("/sys/fs/cgroup/pids/cgroup.procs", W_OK)) {
 			root = "/sys/fs/cgroup/pids";
 		}
+		if (root)
+			forget_dead_cgroups(root);
 		buf_release(&b);
 	}
 	pthread_mutex_unlock(&lock);

@@ -8,7 +8,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -52,9 +56,53 @@ static void test_util__proc_stall(void **state)
 	assert_true(pr.exited);
 }
 
+/*
+ * The cgroups that a worker killed with SIGKILL left behind are removed
+ * when the next one probes for the pids controller; a live process's
+ * stay.  (First: the probe is made once a process.)  Needs root and a
+ * pids controller, else skipped.
+ */
+static void test_util__dead_cgroups(void **state)
+{
+	static const char *const roots[] = { "/sys/fs/cgroup/pids",
+					     "/sys/fs/cgroup" };
+	char dead[300] = "", live[300] = "";
+	const char *root;
+	pid_t pid = fork();
+	size_t i;
+
+	(void)state;
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0); /* a pid that is no process now */
+	for (i = 0; i < 2 && !dead[0]; i++) {
+		snprintf(dead, sizeof(dead), "%s/bisectd-%d-77", roots[i],
+			 (int)pid);
+		snprintf(live, sizeof(live), "%s/bisectd-%d-77", roots[i],
+			 (int)getpid());
+		if (mkdir(dead, 0755) || mkdir(live, 0755)) {
+			rmdir(dead);
+			dead[0] = '\0';
+		}
+	}
+	root = proc_pids_root();
+	if (!dead[0] || !root || strncmp(dead, root, strlen(root))) {
+		if (dead[0]) {
+			rmdir(dead);
+			rmdir(live);
+		}
+		skip();
+	}
+	assert_int_not_equal(access(dead, F_OK), 0);
+	assert_int_equal(access(live, F_OK), 0);
+	rmdir(live);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_util__dead_cgroups),
 		cmocka_unit_test(test_util__proc_stall),
 	};
 
