@@ -897,9 +897,10 @@ static struct conn *next_call(struct api *a, int *q)
 	struct conn *cn, *prev = NULL, *best = NULL, *best_prev = NULL;
 	unsigned fewest = a->git_per_token;
 
-	for (cn = a->ngit < a->git_max ? a->q_head[2] : NULL; cn;
+	/* stopping: the first at once (it is answered 503) */
+	for (cn = a->ngit < a->git_max || a->stopping ? a->q_head[2] : NULL; cn;
 	     prev = cn, cn = cn->next) {
-		unsigned n = git_running(a, cn->token);
+		unsigned n = a->stopping ? 0 : git_running(a, cn->token);
 
 		if (n < fewest) {
 			fewest = n;
@@ -943,6 +944,18 @@ static void *pool_main(void *arg)
 			pthread_cond_wait(&a->q_cond, &a->q_lock);
 		if (!cn)
 			break; /* stopping, and nothing this thread may take */
+		if (q == 2 && a->stopping) {
+			/* a fetch may take an hour: not now */
+			pthread_mutex_unlock(&a->q_lock);
+			deferring = cn;
+			api_error_reply(cn->mc, MHD_HTTP_SERVICE_UNAVAILABLE,
+					"bisectd is stopping");
+			deferring = NULL;
+			cn->pending = PENDING_DONE;
+			MHD_resume_connection(cn->mc);
+			pthread_mutex_lock(&a->q_lock);
+			continue;
+		}
 		if (q == 2) {
 			/* its token noted in a free place (ngit < git_max) */
 			for (slot = 0; a->git_token[slot][0]; slot++)

@@ -104,4 +104,21 @@ check "the other worker token's fetch did not wait for the first's ($(cat "$SCRA
 wait $fetches
 check "and the first token's three were answered, one at a time: $(sort "$SCRATCH/fetches" | uniq -c | tr -s ' \n' ' ')" \
 	'[ "$(grep -c "^200$" "$SCRATCH/fetches")" = 3 ]'
+# bisectd stops without running the fetches that wait: they are
+# answered 503 at once, and only the running one is waited for
+: > "$SCRATCH/fetches"
+fetches=
+for k in 1 2 3; do
+	curl -s -o /dev/null -w '%{http_code}\n' -H "Authorization: Bearer $WTOKEN" \
+		"$refs" >> "$SCRATCH/fetches" &
+	fetches="$fetches $!"
+done
+sleep 1
+t0=$(date +%s.%N)
+kill -TERM "$DPID"
+wait "$DPID" 2> /dev/null
+took=$(echo "$(date +%s.%N) - $t0" | bc)
+wait $fetches
+check "stopping, bisectd answers the waiting fetches 503 and is gone in $took s: $(sort "$SCRATCH/fetches" | uniq -c | tr -s ' \n' ' ')" \
+	'[ "$(grep -c "^503$" "$SCRATCH/fetches")" = 2 ] && [ "$(echo "$took < 8" | bc)" = 1 ]'
 done_testing
