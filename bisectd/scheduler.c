@@ -1261,15 +1261,14 @@ int sched_bisect_log(struct sched *s, long long id, struct buf *out)
 		struct plan p = {
 			.s = s, .jc = &tmp, .steps = steps, .nsteps = n
 		};
-
-		tmp.have_failure =
-			spec.failure && !regcomp(&tmp.failure, spec.failure,
-						 REG_EXTENDED | REG_NOSUB);
 		/* a fix's log in git's terms for one: a commit without the
 		 * failure is "fixed", one with it "broken" */
 		const char *new_term = spec.fix ? "fixed" : "bad",
 			   *old_term = spec.fix ? "broken" : "good";
 
+		tmp.have_failure =
+			spec.failure && !regcomp(&tmp.failure, spec.failure,
+						 REG_EXTENDED | REG_NOSUB);
 		sched_find_target(&p);
 		/* (quoted as git bisect log quotes them: replay reads
 		 * them so) */
