@@ -158,6 +158,18 @@ static int plan_checks(struct plan *p, char goods[][GU_HEXSZ + 1],
 
 	*ngoods = 0;
 	gu_oid_parse(&bad, sp->bad);
+	if (sp->fix && sp->check_endpoints && sp->recipe &&
+	    !p->jc->have_failure) {
+		/* the older commit first: its failure is the target that
+		 * the newer one must be without (the loop below says what
+		 * a wrong verdict of it means) */
+		v = sp->confidence > 0 ? need_endpoint(p, sp->good[0],
+						       broken_endpoint_rule)
+				       : sched_need(p, sp->good[0], "endpoint");
+		if (v <= 0)
+			return v;
+		sched_find_target(p);
+	}
 	if (sp->check_endpoints) {
 		v = sp->confidence > 0
 			    ? need_endpoint(p, sp->bad,
@@ -171,7 +183,8 @@ static int plan_checks(struct plan *p, char goods[][GU_HEXSZ + 1],
 				p,
 				"the %s commit %.12s fails, but not "
 				"with the failure '%s'%s",
-				top, sp->bad, sp->failure,
+				top, sp->bad,
+				sp->failure ? sp->failure : p->target,
 				sched_why_of(p, sp->bad));
 		if (v == 0)
 			waiting = 1;
@@ -634,19 +647,22 @@ static void verification_text(struct buf *b, const struct job_spec *sp,
 	}
 	if (v->noop)
 		buf_printf(b,
-			   "the culprit does not change the built kernel (its "
+			   "the %s does not change the built kernel (its "
 			   "image is the same as its parent %.12s's), so the "
 			   "result is most likely wrong",
-			   v->noop_parent);
+			   sp->fix ? "fix" : "culprit", v->noop_parent);
+	else if (v->revert < 0 && sp->fix)
+		buf_puts(b, "the good commit with the fix reverted still "
+			    "passes: the fix is not what took the failure "
+			    "away");
 	else if (v->revert < 0)
 		buf_puts(b, "the bad commit with the culprit reverted still "
 			    "fails: the culprit is not what brought the "
 			    "failure in");
 	else if (v->parent_fails)
-		buf_printf(b,
-			   "its parent %.12s fails too: the failure came in "
-			   "earlier",
-			   v->failing_parent);
+		buf_printf(b, "its parent %.12s %s too: the failure %s earlier",
+			   v->failing_parent, sp->fix ? "passes" : "fails",
+			   sp->fix ? "was gone" : "came in");
 	else if (sp->fix)
 		buf_puts(b, "the fix passed again and its parents failed");
 	else
@@ -655,8 +671,10 @@ static void verification_text(struct buf *b, const struct job_spec *sp,
 		return;
 	if (v->revert > 0)
 		buf_printf(b,
-			   "; the bad commit with it reverted passed %u "
-			   "run%s",
+			   sp->fix ? "; the good commit with it reverted "
+				     "failed again (%u run%s)"
+				   : "; the bad commit with it reverted "
+				     "passed %u run%s",
 			   v->revert_runs, v->revert_runs == 1 ? "" : "s");
 	else
 		buf_printf(b, "; not shown by a revert (%s)", v->revert_why);
@@ -757,9 +775,11 @@ static char *outcome_json(struct plan *p, struct engine *e,
 				   !v->noop_checked ? "null"
 				   : v->noop	    ? "true"
 						    : "false",
-				   v->revert > 0   ? "passed"
-				   : v->revert < 0 ? "failed"
-						   : "not shown",
+				   /* what the reverted kernel did: a
+				    * fix's is turned back */
+				   v->revert == 0		? "not shown"
+				   : (v->revert > 0) != sp->fix ? "passed"
+								: "failed",
 				   v->revert_runs);
 		free(q);
 		buf_release(&t);

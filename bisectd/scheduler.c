@@ -544,20 +544,24 @@ static void title_key(char *out, size_t size, const char *title)
 	out[k] = '\0';
 }
 
-/* The target failure of a kernel bisection: the bad endpoint's. */
+/*
+ * The target failure of a kernel bisection: the failing endpoint's (the
+ * bad commit; a fix's older commit, its range's good end).
+ */
 void sched_find_target(struct plan *p)
 {
 	const struct job_spec *sp = &p->jc->spec;
+	const char *failing = sp->fix ? sp->good[0] : sp->bad;
 	size_t i;
 
 	p->target[0] = '\0';
-	if (!sp->recipe || p->jc->have_failure || !sp->bad)
+	if (!sp->recipe || p->jc->have_failure || !failing)
 		return;
 	for (i = 0; i < p->nsteps; i++) {
 		const struct store_step *st = &p->steps[i];
 		char *t;
 
-		if (st->state != STEP_DONE || strcmp(st->hex, sp->bad) ||
+		if (st->state != STEP_DONE || strcmp(st->hex, failing) ||
 		    strcmp(st->role, "endpoint") || strcmp(st->verdict, "bad"))
 			continue;
 		t = st->result ? job_json_string(st->result, "title") : NULL;

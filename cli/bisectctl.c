@@ -97,7 +97,7 @@ static const struct command {
 	  "      [--out DIR] [--replay LOG] [--workers N]\n"
 	  "      [--confidence P [--max-runs N] [--endpoint-runs N]]\n"
 	  "      [--failure REGEX] [--apply PATCH]... [--mail-from ADDR]\n"
-	  "      [--base-release ABI --flavour FLAVOUR]\n"
+	  "      [--base-release ABI --flavour FLAVOUR] [--fix]\n"
 	  "      [--metric NAME [--lower-is-better | --higher-is-better]\n"
 	  "       [--min-change CHANGE]]\n"
 	  "      Bisect a kernel: build and boot each step in QEMU, to a\n"
@@ -110,7 +110,9 @@ static const struct command {
 	  "      config of Debian's linux-image-ABI-FLAVOUR (fetched with\n"
 	  "      APT) as the recipe's base; test, verify and build take\n"
 	  "      it too.  --metric bisects a slowdown that the guest test\n"
-	  "      prints as 'bisect-metric: NAME VALUE [UNIT]', as run does.",
+	  "      prints as 'bisect-metric: NAME VALUE [UNIT]', as run does.\n"
+	  "      --fix finds the first commit where the failure is gone,\n"
+	  "      as run does; the fix is verified by a revert on --good.",
 	  "bisectctl bisect --repo ~/linux --good v6.1.170 --bad HEAD "
 	  "--recipe tiny\n"
 	  "bisectctl bisect --repo ~/linux --good v6.1.170 --bad HEAD \\\n"

@@ -318,8 +318,8 @@ static const char *metric_spec(struct job_spec *spec,
 	if (c->confidence == 0)
 		return "--metric needs a confidence from 0.5 to below 1 "
 		       "(default 0.95), not 0: values need a probability";
-	if (c->failure)
-		return "--metric does not go with --failure";
+	if (c->failure || c->fix)
+		return "--metric does not go with --failure or --fix";
 	spec->metric_name = strdup(x->mo.name);
 	spec->metric_higher = x->mo.higher;
 	spec->metric_min_change = x->mo.min_change;

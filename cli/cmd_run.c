@@ -52,9 +52,9 @@ static const char *metric_conflict(const struct common *c, int network, int dir,
 		return "--metric needs a confidence from 0.5 to below 1 "
 		       "(default 0.95), not 0: values need a probability";
 	if (c->failure || c->replay || network || c->endpoint_runs ||
-	    c->workers > 1)
+	    c->workers > 1 || c->fix)
 		return "--metric does not go with --failure, --replay, "
-		       "--network, --endpoint-runs or --workers";
+		       "--network, --endpoint-runs, --workers or --fix";
 	return NULL;
 }
 

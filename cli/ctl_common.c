@@ -139,11 +139,62 @@ int ctl_common_opt(struct common *c, int opt, const char *arg)
 	return 0;
 }
 
+/* A bisect log's own words for old and new ("git bisect start
+ * '--term-old=broken' '--term-new=fixed'", or the terms as separate
+ * arguments, or --term-good and --term-bad), into old and new. */
+static void log_terms(const char *line, char old[32], char new[32])
+{
+	const char *p = line + strlen("git bisect start");
+	char *want = NULL;
+
+	while (*p && *p != '\n') {
+		char tok[32];
+		size_t n = 0;
+
+		p += strspn(p, " \t");
+		for (; *p && *p != ' ' && *p != '\t' && *p != '\n'; p++)
+			if (*p != '\'' && n + 1 < sizeof(tok))
+				tok[n++] = *p;
+		tok[n] = '\0';
+		if (!n)
+			break;
+		if (want) {
+			snprintf(want, 32, "%s", tok);
+			want = NULL;
+		} else if (!strncmp(tok, "--term-old", 10) ||
+			   !strncmp(tok, "--term-good", 11)) {
+			want = old;
+		} else if (!strncmp(tok, "--term-new", 10) ||
+			   !strncmp(tok, "--term-bad", 10)) {
+			want = new;
+		}
+		if (want && strchr(tok, '=')) {
+			snprintf(want, 32, "%s", strchr(tok, '=') + 1);
+			want = NULL;
+		}
+	}
+}
+
+/*
+ * A verb of the log as a commit's behaviour: its terms' old is good and
+ * new bad, or for a fix old is bad (still broken) and new good.
+ */
+static enum verdict log_verdict(const char *verb, const char *old,
+				const char *new, int fix)
+{
+	if (*new && !strcmp(verb, new))
+		return fix ? VERDICT_GOOD : VERDICT_BAD;
+	if (*old && !strcmp(verb, old))
+		return fix ? VERDICT_BAD : VERDICT_GOOD;
+	return verdict_parse(verb);
+}
+
 /*
  * Verdicts from a bisect log to resume from: every "git bisect
- * good|bad|skip REV" line.  When --bad or --good was not given, the
- * log's first bad and its good commits stand in.  The log's own start
- * (its bad and good commits) is not a verdict to replay.
+ * good|bad|skip REV" line, or the log's own terms (a fix's "broken" and
+ * "fixed").  When --bad or --good was not given, the log's first bad
+ * and its good commits stand in.  The log's own start (its bad and good
+ * commits) is not a verdict to replay.
  */
 static int read_replay(const struct common *c, struct gu_repo *repo,
 		       struct job_spec *spec, struct sched_verdict **out,
@@ -153,6 +204,7 @@ static int read_replay(const struct common *c, struct gu_repo *repo,
 	const char *p;
 	size_t cap = 0, i;
 	int rc, had_good = spec->ngood > 0;
+	char old[32] = "", new[32] = "";
 
 	*out = NULL;
 	*n = 0;
@@ -163,14 +215,16 @@ static int read_replay(const struct common *c, struct gu_repo *repo,
 	}
 	rc = 0;
 	for (p = buf_str(&text); *p && !rc; p += strcspn(p, "\n"), p += !!*p) {
-		char verb[16], rev[256], hex[GU_HEXSZ + 1];
+		char verb[32], rev[256], hex[GU_HEXSZ + 1];
 		struct gu_oid oid;
 		enum verdict v;
 		int start = 0;
 
-		if (sscanf(p, "git bisect %15s %255s", verb, rev) != 2)
+		if (!strncmp(p, "git bisect start ", 17))
+			log_terms(p, old, new);
+		if (sscanf(p, "git bisect %31s %255s", verb, rev) != 2)
 			continue;
-		v = verdict_parse(verb);
+		v = log_verdict(verb, old, new, spec->fix);
 		if (v != VERDICT_GOOD && v != VERDICT_BAD && v != VERDICT_SKIP)
 			continue;
 		if ((rc = gu_resolve(repo, rev, &oid))) {
@@ -277,10 +331,6 @@ int ctl_bisect_spec(struct job_spec *spec, const struct common *c, int kernel,
 		return rc;
 	if (!spec->bad || !spec->ngood)
 		return err_set(ERR_INPUT, "need a bad commit and a good one");
-	if (spec->fix && kernel)
-		return err_set(ERR_INPUT,
-			       "--fix is for bisectctl run (a command) for "
-			       "now: kernel mode cannot find a fix yet");
 	if (spec->fix && spec->ngood != 1)
 		return err_set(ERR_INPUT,
 			       "--fix takes one --good: the newer commit, "

@@ -630,13 +630,15 @@ static int spec_from(struct job_spec *out, json_t *o)
 						  "and 'good'");
 		if (same_endpoints(out))
 			return ERR_INPUT;
-		if (out->fix && (out->ngood != 1 || out->recipe ||
-				 out->metric_name || out->releases_job))
+		if (out->fix && out->ngood != 1)
 			return err_set(ERR_INPUT,
-				       "'fix' takes one 'good' commit (the "
-				       "newer one, which passes) and, for now, "
-				       "a generic job's 'command' without "
-				       "'metric'");
+				       "'fix' takes one 'good' commit: the "
+				       "newer one, which passes");
+		if (out->fix && (out->metric_name || out->releases_job))
+			return err_set(ERR_INPUT,
+				       "'fix' looks for a failure that is "
+				       "gone: not with 'metric' or "
+				       "'releases_job'");
 		if (out->commit)
 			return err_set(ERR_INPUT, "'commit' is for test jobs; "
 						  "a bisect job has 'bad' "

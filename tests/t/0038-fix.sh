@@ -44,6 +44,13 @@ check "the bisect log is git's for a fix, and git replays it" \
 	 git -C "$repo" bisect replay "$SCRATCH/f8/bisect.log" > "$SCRATCH/replay.out" 2>&1 &&
 	 grep -q "$CULPRIT is the first fixed commit" "$SCRATCH/replay.out"'
 git -C "$repo" bisect reset > /dev/null 2>&1
+# bisectctl takes the log's terms back: with every new run a skip, the
+# replayed verdicts alone (and its endpoints) name the fix
+expect_exit 0 "--replay of a fix's log, every new run a skip" \
+	"$BISECTCTL" run --fix --repo "$repo" --replay "$SCRATCH/f8/bisect.log" \
+	--json "$SCRATCH/replayed.json" --out "$SCRATCH/replayed" -- sh -c 'exit 125'
+check "the replayed log names the same fix" \
+	jq_true "$SCRATCH/replayed.json" ".fixed_by == \"$CULPRIT\""
 
 # what a maintainer asks of a fix: its Fixes: and Cc: stable trailers,
 # and whether it cherry-picks onto the older commit
@@ -124,10 +131,14 @@ one_line_error "--fix takes one --good"
 expect_exit 2 "--fix with the endpoints as a regression names them" \
 	"$BISECTCTL" run --fix --repo "$repo" --bad "$BAD" --good "$GOOD" -- true
 one_line_error "is an ancestor of bad commit .*did you swap good and bad? (to find a fix"
-expect_exit 2 "bisect --fix (kernel mode)" \
-	"$BISECTCTL" bisect --fix --repo "$repo" --bad "$GOOD" --good "$BAD" \
-	--recipe tiny
-one_line_error "kernel mode cannot find a fix yet"
+expect_exit 2 "run --fix with --metric" \
+	"$BISECTCTL" run --fix --metric t --repo "$repo" --bad "$GOOD" \
+	--good "$BAD" -- true
+one_line_error "--metric does not go with .*--fix"
+expect_exit 2 "bisect --fix with --metric (kernel mode)" \
+	"$BISECTCTL" bisect --fix --metric t --repo "$repo" --bad "$GOOD" \
+	--good "$BAD" --recipe tiny
+one_line_error "--metric does not go with --failure or --fix"
 
 # bisectd: "fix": true
 make_tokens
@@ -160,7 +171,7 @@ refused() { # refused WHAT EXTRA PATTERN
 }
 refused "a fix with two good commits" "{fix: true, good: [\"$BAD\", \"$BAD~2\"]}" "'fix' takes one 'good'"
 refused "a fix whose endpoints are a regression's" "{fix: true, good: [\"$GOOD\"], bad: \"$BAD\"}" "did you swap good and bad"
-refused "a fix with a metric" "{fix: true, metric: {name: \"t\"}}" "'fix' takes one 'good'"
+refused "a fix with a metric" "{fix: true, metric: {name: \"t\"}}" "'fix' looks for a failure that is gone: not with 'metric'"
 code=$(api POST jobs '{"type":"releases","flavour":"cloud-amd64","good":["6.1.0-10"],"bad":"6.1.0-12","fix":true}' "$STOKEN")
 check "'fix' on a releases job: 422 ($code)" \
 	'[ "$code" = 422 ] && grep -q "for bisect jobs" "$SCRATCH/body"'
