@@ -4,6 +4,8 @@
  * page, and the Prometheus metrics.
  */
 #include "api_priv.h"
+#include "beneath.h"
+#include "repo.h"
 
 /* A file of the web directory: only these names, nothing else. */
 static enum MHD_Result web_file(struct api *a, struct MHD_Connection *mc,
@@ -86,7 +88,9 @@ static enum MHD_Result download_page(struct api *a, struct MHD_Connection *mc,
 	struct job_spec spec = { 0 };
 	struct buf page, rel;
 	size_t n = 0, i;
-	char what[512], prefix[128], *path = NULL, *title = NULL;
+	char what[512], prefix[128], *path = NULL, *title = NULL,
+				     *apt_url = NULL, *key_url = NULL,
+				     suite[64] = "", fpr[64] = "";
 	const char *mark;
 	int rc;
 
@@ -140,8 +144,35 @@ static enum MHD_Result download_page(struct api *a, struct MHD_Connection *mc,
 				 spec.recipe);
 		snprintf(prefix, sizeof(prefix),
 			 "/api/v1/jobs/%lld/steps/%lld/artifacts/", id, st->id);
+		if (repo_published(a->c->state_dir, id) &&
+		    !repo_fingerprint(a->c->state_dir, fpr)) {
+			const char *host = MHD_lookup_connection_value(
+				mc, MHD_HEADER_KIND, "Host");
+
+			/* the address the page was asked at, unless the
+			 * farm says its own */
+			if (!host ||
+			    strspn(host, "abcdefghijklmnopqrstuvwxyz"
+					 "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					 "0123456789.-:[]") != strlen(host))
+				host = "localhost";
+			apt_url =
+				a->o.public_url
+					? util_fmt("%s/repo/apt",
+						   a->o.public_url)
+					: util_fmt("http://%s/repo/apt", host);
+			key_url =
+				apt_url ? util_fmt("%s/" REPO_KEYRING, apt_url)
+					: NULL;
+			snprintf(suite, sizeof(suite), "bisectd-%lld", id);
+		}
 		{
 			struct download_info d = {
+				.apt_url = key_url ? apt_url : NULL,
+				.apt_suite = suite,
+				.apt_channel = spec.channel,
+				.apt_key_url = key_url,
+				.apt_fpr = fpr,
 				.packages = &r,
 				.what = what,
 				.recipe = spec.recipe,
@@ -159,6 +190,8 @@ static enum MHD_Result download_page(struct api *a, struct MHD_Connection *mc,
 	}
 	free(path);
 	free(title);
+	free(apt_url);
+	free(key_url);
 	buf_release(&rel);
 	store_steps_release(steps, n);
 	job_spec_release(&spec);
@@ -248,6 +281,53 @@ static enum MHD_Result get_metrics(struct api *a, struct MHD_Connection *mc)
 			 "text/plain; version=0.0.4; charset=utf-8");
 }
 
+/*
+ * A file of the APT repository (repo.c): names of [A-Za-z0-9._+~-], no
+ * part that starts with a dot (suites in the making, the key's list),
+ * regular files only, opened without following links.
+ */
+static enum MHD_Result repo_file(struct api *a, struct MHD_Connection *mc,
+				 const char *path)
+{
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyz"
+				 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+~-/";
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	struct stat sb;
+	const char *p, *type = "application/octet-stream";
+	char *base, *full = NULL;
+	int fd = -1;
+
+	if (!*path || strlen(path) > 512 || strspn(path, ok) != strlen(path) ||
+	    strstr(path, "//") || path[strlen(path) - 1] == '/')
+		return api_error_reply(mc, MHD_HTTP_NOT_FOUND, "no such file");
+	for (p = path; p; p = strchr(p, '/') ? strchr(p, '/') + 1 : NULL)
+		if (*p == '.')
+			return api_error_reply(mc, MHD_HTTP_NOT_FOUND,
+					       "no such file");
+	base = util_fmt("%s/repo/apt", a->c->state_dir);
+	full = base ? util_fmt("%s/%s", base, path) : NULL;
+	if (full)
+		fd = beneath_open(base, full, O_RDONLY | O_CLOEXEC, 0);
+	free(base);
+	free(full);
+	if (fd < 0 || fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		if (fd >= 0)
+			close(fd);
+		return api_error_reply(mc, MHD_HTTP_NOT_FOUND, "no such file");
+	}
+	p = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	if (!strcmp(p, "Release") || !strcmp(p, "InRelease") ||
+	    !strcmp(p, "Packages"))
+		type = "text/plain; charset=utf-8";
+	r = MHD_create_response_from_fd((uint64_t)sb.st_size, fd);
+	MHD_add_response_header(r, "Content-Type", type);
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	ret = MHD_queue_response(mc, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 enum MHD_Result api_web(struct api *a, struct MHD_Connection *mc,
 			const char *url)
 {
@@ -269,5 +349,7 @@ enum MHD_Result api_web(struct api *a, struct MHD_Connection *mc,
 		return get_metrics(a, mc);
 	if (!strncmp(url, "/static/", 8))
 		return web_file(a, mc, url + 8);
+	if (!strncmp(url, "/repo/apt/", 10))
+		return repo_file(a, mc, url + 10);
 	return api_error_reply(mc, MHD_HTTP_NOT_FOUND, "no such page");
 }

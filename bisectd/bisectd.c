@@ -41,6 +41,7 @@
 #include "mbox.h"
 #include "policy.h"
 #include "quota.h"
+#include "repo.h"
 #include "report.h"
 #include "util.h"
 
@@ -653,6 +654,8 @@ static int usage(int asked)
 			"[--port N] [--state DIR] [OPTION]...\n"
 			"       bisectd [--state DIR] token add|list|revoke "
 			"...\n"
+			"       bisectd [--state DIR] repo-key [--import "
+			"FILE]\n"
 			"see bisectd --help and bisectd(8)\n");
 		return 2;
 	}
@@ -681,6 +684,7 @@ static int usage(int asked)
 	       "NAME\n"
 	       "       bisectd [--state DIR] token list | token revoke "
 	       "NAME\n"
+	       "       bisectd [--state DIR] repo-key [--import FILE]\n"
 	       "       bisectd --version\n"
 	       "\nexamples:\n"
 	       "  bisectd --state /var/lib/bisectd --listen 0.0.0.0 "
@@ -883,6 +887,7 @@ int main(int argc, char **argv)
 	struct fetchq *fq = NULL;
 	char web_dir[PATH_MAX + 32];
 	struct sigaction sa;
+	struct repo_publisher *pub = NULL;
 	int rc, had_state, had_db;
 
 	/* a malloc arena per thread (a dozen here) let the RSS grow with
@@ -896,6 +901,8 @@ int main(int argc, char **argv)
 		return rc;
 	if (optind < argc && !strcmp(argv[optind], "token"))
 		return cmd_token(&c, argc - optind, argv + optind);
+	if (optind < argc && !strcmp(argv[optind], "repo-key"))
+		return repo_key_main(c.state, argc - optind, argv + optind);
 	if (optind < argc)
 		return usage(0);
 
@@ -999,8 +1006,11 @@ int main(int argc, char **argv)
 		api_stop(api);
 		return 3;
 	}
+	if (repo_start(&pub, &co))
+		log_warnx("%s", err_last()); /* builds stay unpublished */
 	serve(&co, api, ckpt);
 	log_info("stopping");
+	repo_stop(pub);
 	pthread_join(hooks, NULL);
 	/* first: a fetch that ends after this no longer wakes the API */
 	rc = fetchq_stop(fq, 3);

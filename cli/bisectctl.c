@@ -147,7 +147,7 @@ static const struct command {
 	  "      [--patch FILE]... --recipe NAME\n"
 	  "      [--format deb,rpm] [--dbg] [--test SCRIPT] [--json FILE]\n"
 	  "      [--out DIR] [--no-sandbox] [--sign-key KEY --sign-cert CRT]\n"
-	  "      [--install-test]\n"
+	  "      [--install-test] [--channel NAME]\n"
 	  "      Build distribution packages of REV (default HEAD) with the\n"
 	  "      patches applied, with the kernel's bindeb-pkg/binrpm-pkg;\n"
 	  "      the release and versions say -bisectd.ID.  The build runs\n"
@@ -158,7 +158,10 @@ static const struct command {
 	  "      that disk through its initramfs-tools initrd, and installs\n"
 	  "      the .rpm into a scratch root with rpm --root.  Exit 0 built\n"
 	  "      and booted, 1 did not build, 4 built but the smoke or the\n"
-	  "      install test failed.",
+	  "      install test failed.  With --server, bisectd publishes the\n"
+	  "      .deb packages in its signed APT repository as the suite\n"
+	  "      bisectd-ID and, with --channel, as the suite NAME too,\n"
+	  "      which later builds of NAME replace.",
 	  "bisectctl build --repo ~/linux --commit v6.1.192 --patch fix.mbox "
 	  "\\\n"
 	  "    --recipe debian-cloud-amd64 --format deb,rpm --out pkgs\n" },

@@ -14,8 +14,9 @@ struct build_opts {
 	int deb, rpm, dbg;
 	int no_sandbox;
 	const char *sign_key, *sign_cert;
-	const char *source; /* a Debian linux-source-6.1 version */
-	int install;	    /* --install-test */
+	const char *source;  /* a Debian linux-source-6.1 version */
+	int install;	     /* --install-test */
+	const char *channel; /* --channel: bisectd's APT suite to replace */
 };
 
 /* build's own options: --commit, --patch, --format, --dbg. */
@@ -41,6 +42,16 @@ static int build_opt(int opt, const char *arg, void *payload)
 		return 1;
 	case 'S':
 		b->source = arg;
+		return 1;
+	case 'H':
+		if (!job_channel_ok(arg)) {
+			err_set(ERR_INPUT,
+				"--channel is an APT suite name: lower-case "
+				"letters, digits and . + - (from a letter or "
+				"digit, up to 64), not bisectd-...");
+			return -1;
+		}
+		b->channel = arg;
 		return 1;
 	case 'K':
 	case 'T':
@@ -105,6 +116,7 @@ static int build_remote(const struct common *c, const struct kernel_opts *k,
 	spec.rpm = b->rpm;
 	spec.dbg = b->dbg;
 	spec.install_test = b->install;
+	spec.channel = b->channel ? strdup(b->channel) : NULL;
 	status = rc ? ctl_fail(rc)
 		    : remote_run(ctl_server, ctl_token, &spec, c->json, stderr);
 	job_spec_release(&spec);
@@ -263,6 +275,7 @@ int cmd_build(int argc, char **argv)
 		{ "sign-key", required_argument, NULL, 'K' },
 		{ "sign-cert", required_argument, NULL, 'T' },
 		{ "source", required_argument, NULL, 'S' },
+		{ "channel", required_argument, NULL, 'H' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "out", required_argument, NULL, 'o' },
 		KERNEL_LONGOPTS,
@@ -285,6 +298,12 @@ int cmd_build(int argc, char **argv)
 		goto done;
 	if (ctl_server) {
 		status = build_remote(&c, &k, &b);
+		goto done;
+	}
+	if (b.channel) {
+		status = ctl_usage_error("--channel names a suite of "
+					 "bisectd's APT repository: it goes "
+					 "with --server");
 		goto done;
 	}
 	rc = build_check(&b);

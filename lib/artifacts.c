@@ -131,6 +131,42 @@ const char *artifacts_kernel_file(const struct package_result *r, int rpm)
 	return find(r, prefix, ".rpm");
 }
 
+/*
+ * The lines that add the build's suite of the signed APT repository to
+ * a machine's sources, and install the kernel from it.
+ */
+static void apt_lines(struct buf *b, const struct download_info *d)
+{
+	static const char ring[] = "/usr/share/keyrings/"
+				   "bisectd-archive-keyring.gpg";
+
+	if (!d->apt_url || !d->apt_suite)
+		return;
+	buf_puts(b, "<p>Or from the farm's signed APT repository (its key's "
+		    "fingerprint is <code>");
+	buf_put_escaped(b, d->apt_fpr ? d->apt_fpr : "");
+	buf_printf(b, "</code>):</p>\n<pre>sudo curl -fsSLo %s ", ring);
+	buf_put_escaped(b, d->apt_key_url);
+	buf_printf(b, "\necho \"deb [signed-by=%s] ", ring);
+	buf_put_escaped(b, d->apt_url);
+	buf_puts(b, " ");
+	buf_put_escaped(b, d->apt_suite);
+	buf_puts(b, " main\" | sudo tee /etc/apt/sources.list.d/");
+	buf_put_escaped(b, d->apt_suite);
+	buf_puts(b, ".list\nsudo apt update\nsudo apt install linux-image-");
+	buf_put_escaped(b, d->packages->release);
+	buf_puts(b, "</pre>\n");
+	if (!d->apt_channel)
+		return;
+	buf_puts(b, "<p>The suite <code>");
+	buf_put_escaped(b, d->apt_channel);
+	buf_puts(b, "</code> in place of <code>");
+	buf_put_escaped(b, d->apt_suite);
+	buf_puts(b, "</code> follows the channel: a later build of it "
+		    "replaces this one, and <code>apt upgrade</code> "
+		    "brings it.</p>\n");
+}
+
 int artifacts_page(struct buf *b, const struct download_info *d)
 {
 	const struct package_result *r = d->packages;
@@ -181,7 +217,9 @@ int artifacts_page(struct buf *b, const struct download_info *d)
 			    "the image only (not linux-libc-dev):</p>\n<pre>"
 			    "sudo apt install ./");
 		buf_put_escaped(b, image);
-		buf_puts(b, "</pre>\n<p>Reboot, choose it in the boot menu "
+		buf_puts(b, "</pre>\n");
+		apt_lines(b, d);
+		buf_puts(b, "<p>Reboot, choose it in the boot menu "
 			    "(GRUB's \"Advanced options\") if it is not the "
 			    "default, and check:</p>\n<pre>uname -r    # ");
 		buf_put_escaped(b, r->release);

@@ -37,6 +37,10 @@ struct download_info {
 	const char *link_prefix; /* "" for a page beside the files */
 	const char *signed_with; /* the MOK certificate, or NULL */
 	const char *install;	 /* the install test's result, or NULL */
+	/* the signed APT repository that has the packages, or NULL: its
+	 * URL, suites (the build's own and its channel, or NULL) and the
+	 * key's URL and fingerprint */
+	const char *apt_url, *apt_suite, *apt_channel, *apt_key_url, *apt_fpr;
 };
 
 /* The linux-image .deb (rpm 0) or the kernel .rpm (1) among r's files. */

@@ -292,6 +292,7 @@ static const struct field spec_fields[] = {
 	{ "formats", F_STRLIST, 0, 2 },
 	{ "dbg", F_BOOL, SPEC(dbg), 0 },
 	{ "install_test", F_BOOL, SPEC(install_test), 0 },
+	{ "channel", F_STR, SPEC(channel), 64 },
 	{ "source", F_STR, SPEC(source), 64 },
 	{ "flavour", F_STR, SPEC(flavour), 32 },
 	{ "commit_recipe", F_STR, SPEC(commit_recipe), 255 },
@@ -317,6 +318,7 @@ void job_spec_release(struct job_spec *j)
 	free(j->callback);
 	free(j->callback_secret);
 	free(j->source);
+	free(j->channel);
 	free(j->flavour);
 	free(j->commit_recipe);
 	free(j->base_release);
@@ -341,6 +343,21 @@ static int word_of(const char *s, const char *set, size_t max)
 
 	return n && n <= max && strspn(s, set) == n &&
 	       isalnum((unsigned char)s[0]);
+}
+
+int job_channel_ok(const char *name)
+{
+	size_t n = strlen(name), i;
+
+	if (n == 0 || n > 64 || !strncmp(name, "bisectd-", 8) ||
+	    !(islower((unsigned char)name[0]) ||
+	      isdigit((unsigned char)name[0])))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!islower((unsigned char)name[i]) &&
+		    !isdigit((unsigned char)name[i]) && !strchr(".+-", name[i]))
+			return 0;
+	return 1;
 }
 
 int job_flavour_ok(const char *s)
@@ -577,6 +594,13 @@ static int spec_from(struct job_spec *out, json_t *o)
 		return err_set(ERR_INPUT, "field 'runs' must be at least 1");
 	if (out->fix && strcmp(out->type, "bisect"))
 		return err_set(ERR_INPUT, "'fix' is for bisect jobs");
+	if (out->channel && strcmp(out->type, "build"))
+		return err_set(ERR_INPUT, "'channel' is for build jobs");
+	if (out->channel && !job_channel_ok(out->channel))
+		return err_set(ERR_INPUT,
+			       "'channel' is an APT suite name: lower-case "
+			       "letters, digits and . + - (from a letter or "
+			       "digit, up to 64), not bisectd-...");
 	if (!strcmp(out->type, "releases"))
 		return out->metric_name ? err_set(ERR_INPUT, "'metric' is for "
 							     "bisect jobs")
@@ -808,6 +832,7 @@ static json_t *spec_json(const struct job_spec *j)
 		json_object_set_new(o, "install_test",
 				    json_boolean(j->install_test));
 		put_str(o, "source", j->source);
+		put_str(o, "channel", j->channel);
 	}
 	return o;
 }

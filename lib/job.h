@@ -55,6 +55,9 @@ struct job_spec {
 	size_t npatches;
 	int deb, rpm, dbg;
 	int install_test; /* install the packages and boot them */
+	/* build: the suite of bisectd's APT repository that this build's
+	 * packages replace (the build's own is bisectd-ID), or NULL */
+	char *channel;
 	/* build: a Debian linux-source-6.1 version as the base; bisectd
 	 * imports it and fills in repo and commit */
 	char *source;
@@ -98,6 +101,10 @@ struct job_spec {
  * [0-9.-] ("6.1.0-47") up to 24, each starting with a letter or digit
  * (never '-': they are apt-get's arguments).  1 when s is one. */
 int job_flavour_ok(const char *s);
+/* 1 when name may be an APT suite a submitter names (a build's
+ * "channel"): [a-z0-9][a-z0-9.+-]*, up to 64, not bisectd-... (the
+ * builds' own suites). */
+int job_channel_ok(const char *name);
 int job_release_ok(const char *s);
 
 /*

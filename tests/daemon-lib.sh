@@ -10,6 +10,9 @@ PIDS=""
 cleanup_daemons() {
 	for p in $PIDS; do pkill -9 -s "$p" 2>/dev/null; kill -9 "$p" 2>/dev/null; done
 	wait 2>/dev/null
+	# the repository key's gpg-agent runs in a session of its own
+	[ ! -d "$STATE/repo-key" ] ||
+		gpgconf --homedir "$STATE/repo-key" --kill gpg-agent 2>/dev/null
 	rm -rf "$SCRATCH"
 }
 trap cleanup_daemons EXIT

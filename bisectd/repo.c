@@ -1,0 +1,750 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The signed APT repository of the farm's builds, made with Debian's own
+ * tools: apt-ftparchive writes the Packages and Release files, gpg signs
+ * Release (InRelease, Release.gpg) with the repository key.
+ *
+ *   STATE/repo-key/           gpg's home: the secret key (0700); it is
+ *                             never sent anywhere
+ *   STATE/repo/apt/           served at /repo/apt/
+ *       bisectd-archive-keyring.gpg   the public key, for signed-by
+ *       pool/bisectd-ID/      a build's packages
+ *       dists/bisectd-ID/     its suite: Release, InRelease,
+ *                             Release.gpg, main/binary-amd64/Packages
+ *       dists/CHANNEL/        the latest build a submitter named so
+ *
+ * A suite is made in a directory of its own beside dists/ and moved in
+ * whole (a channel's old one exchanged with it), so that apt never
+ * reads a half-written suite.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api.h"
+#include "buf.h"
+#include "error.h"
+#include "job.h"
+#include "log.h"
+#include "repo.h"
+#include "store.h"
+#include "util.h"
+
+#define GPG_TIMEOUT_S 60
+#define FTPARCHIVE_TIMEOUT_S 300
+
+/* Run argv in cwd (NULL: here) with stdout (and stderr unless
+ * stdout_only) to out_path; 0 when it exited 0. */
+static int run_tool(const char *const *argv, const char *cwd,
+		    const char *out_path, int stdout_only, double timeout_s)
+{
+	struct proc_opts o = { .cwd = cwd,
+			       .log_path = out_path,
+			       .stdout_only = stdout_only,
+			       .timeout_s = timeout_s,
+			       .max_file_mb = 4096 };
+	struct proc_result r;
+	int rc = proc_run(&r, argv, &o);
+
+	if (rc)
+		return rc;
+	if (r.timed_out)
+		return err_set(ERR_INFRA, "%s took more than %.0f s", argv[0],
+			       timeout_s);
+	if (!r.exited || r.status)
+		return err_set(ERR_INFRA, "%s failed (exit status %d)", argv[0],
+			       r.exited ? r.status : 128 + r.signal);
+	return 0;
+}
+
+static char *key_dir(const char *state_dir)
+{
+	return util_fmt("%s/repo-key", state_dir);
+}
+
+int repo_fingerprint(const char *state_dir, char out[64])
+{
+	char *path = util_fmt("%s/repo-key/fingerprint", state_dir);
+	struct buf b;
+	size_t n;
+	int rc;
+
+	buf_init(&b, 4096);
+	rc = path ? buf_read_file(&b, path) : ERR_NOMEM;
+	free(path);
+	n = rc ? 0 : strspn(buf_str(&b), "0123456789ABCDEF");
+	if (!rc && n == 40)
+		snprintf(out, 64, "%.40s", buf_str(&b));
+	else if (!rc || rc == ERR_NOTFOUND)
+		rc = err_set(ERR_NOTFOUND, "no repository key (bisectd "
+					   "repo-key makes one)");
+	buf_release(&b);
+	return rc;
+}
+
+/* The secret key's fingerprint, from gpg's list, into out. */
+static int list_fingerprint(const char *dir, char out[64])
+{
+	const char *argv[] = { "gpg",	  "--homedir",	   dir,
+			       "--batch", "--with-colons", "--list-secret-keys",
+			       NULL };
+	char *list = util_fmt("%s/.list", dir);
+	struct buf b;
+	const char *p;
+	int rc =
+		list ? run_tool(argv, NULL, list, 1, GPG_TIMEOUT_S) : ERR_NOMEM;
+
+	buf_init(&b, 1 << 20);
+	if (!rc)
+		rc = buf_read_file(&b, list);
+	if (list)
+		unlink(list);
+	free(list);
+	p = rc ? NULL : strstr(buf_str(&b), "\nfpr:");
+	if (!rc && !p && !strncmp(buf_str(&b), "fpr:", 4))
+		p = buf_str(&b) - 1;
+	rc = rc	  ? rc
+	     : !p ? err_set(ERR_INPUT, "no secret key to sign with")
+		  : 0;
+	if (!rc) {
+		/* fpr:::::::::FINGERPRINT: */
+		const char *f = p + 1;
+		int i;
+
+		for (i = 0; i < 9 && f; i++)
+			f = strchr(f + 1, ':');
+		if (!f || strspn(f + 1, "0123456789ABCDEF") != 40)
+			rc = err_set(ERR_INFRA, "cannot read the key's "
+						"fingerprint");
+		else
+			snprintf(out, 64, "%.40s", f + 1);
+	}
+	buf_release(&b);
+	return rc;
+}
+
+/* The public key, binary for signed-by, into STATE/repo/apt/. */
+static int export_key(const char *state_dir, const char *dir, const char *fpr)
+{
+	char *apt = util_fmt("%s/repo/apt", state_dir),
+	     *tmp = util_fmt("%s/repo/apt/.%s", state_dir, REPO_KEYRING),
+	     *to = util_fmt("%s/repo/apt/%s", state_dir, REPO_KEYRING),
+	     *fp = util_fmt("%s/fingerprint", dir), line[80];
+	const char *argv[] = { "gpg",	   "--homedir", dir, "--batch",
+			       "--export", fpr,		NULL };
+	int rc = apt && tmp && to && fp ? util_mkdir_p(apt) : ERR_NOMEM;
+
+	if (!rc)
+		rc = run_tool(argv, NULL, tmp, 1, GPG_TIMEOUT_S);
+	if (!rc && rename(tmp, to))
+		rc = err_sys(ERR_INFRA, "cannot write %s", to);
+	snprintf(line, sizeof(line), "%s\n", fpr);
+	if (!rc)
+		rc = util_write_atomic(fp, line, strlen(line));
+	if (tmp)
+		unlink(tmp);
+	free(apt);
+	free(tmp);
+	free(to);
+	free(fp);
+	return rc;
+}
+
+static int key_usage(int asked)
+{
+	fprintf(asked ? stdout : stderr,
+		"usage: bisectd [--state DIR] repo-key [--import FILE]\n"
+		"  Make the key that signs the package repositories (or "
+		"import\n"
+		"  FILE, an OpenPGP secret key without a passphrase), and "
+		"export\n"
+		"  its public key as STATE/repo/apt/" REPO_KEYRING ".\n"
+		"  Prints the fingerprint.  With a key there already, says "
+		"so.\n");
+	return asked ? 0 : 2;
+}
+
+/* gpg leaves its agent running for a home: stopped when done with it */
+static void stop_agent(const char *dir)
+{
+	const char *argv[] = { "gpgconf", "--homedir", dir,
+			       "--kill",  "gpg-agent", NULL };
+
+	run_tool(argv, NULL, "/dev/null", 0, GPG_TIMEOUT_S);
+}
+
+/* A signature made as the publisher makes them: a key that needs a
+ * passphrase fails here, not at the first publication. */
+static int try_sign(const char *dir, const char *fpr)
+{
+	char *probe = util_fmt("%s/.probe", dir);
+	const char *argv[] = {
+		"gpg",	    "--homedir",       dir,	   "--batch",
+		"--yes",    "--pinentry-mode", "loopback", "--passphrase",
+		"",	    "--local-user",    fpr,	   "--clearsign",
+		"--output", "/dev/null",       probe,	   NULL
+	};
+	int rc = probe ? util_write_atomic(probe, "bisectd\n", 8) : ERR_NOMEM;
+
+	if (!rc && run_tool(argv, NULL, "/dev/null", 0, GPG_TIMEOUT_S))
+		rc = err_set(ERR_INPUT, "the key cannot sign without a "
+					"passphrase: import one without");
+	if (probe)
+		unlink(probe);
+	free(probe);
+	return rc;
+}
+
+int repo_key_main(const char *state_dir, int argc, char **argv)
+{
+	char *dir = key_dir(state_dir), *fresh = util_fmt("%s.new", dir),
+	     fpr[64];
+	const char *import = NULL;
+	int rc;
+
+	if (argc == 2 && !strcmp(argv[1], "--help"))
+		return key_usage(1);
+	if (argc == 3 && !strcmp(argv[1], "--import"))
+		import = argv[2];
+	else if (argc != 1)
+		return key_usage(0);
+	if (!dir || !fresh)
+		return 1;
+	if (!import && !repo_fingerprint(state_dir, fpr)) {
+		printf("%s\n", fpr);
+		log_info("the repository key is there already (to replace "
+			 "it: --import FILE)");
+		free(dir);
+		free(fresh);
+		return 0;
+	}
+	/* made in a home of its own, which then replaces the old one */
+	util_remove_tree(fresh);
+	rc = util_mkdir_p(fresh);
+	if (!rc && chmod(fresh, 0700))
+		rc = err_sys(ERR_INFRA, "cannot make %s private", fresh);
+	if (!rc && import) {
+		const char *args[] = { "gpg",	  "--homedir", fresh,
+				       "--batch", "--import",  import,
+				       NULL };
+
+		if (access(import, R_OK))
+			rc = err_sys(ERR_INPUT, "cannot read '%s'", import);
+		else
+			rc = run_tool(args, NULL, "/dev/null", 0,
+				      GPG_TIMEOUT_S);
+	} else if (!rc) {
+		const char *args[] = { "gpg",
+				       "--homedir",
+				       fresh,
+				       "--batch",
+				       "--pinentry-mode",
+				       "loopback",
+				       "--passphrase",
+				       "",
+				       "--quick-gen-key",
+				       "bisectd package repository",
+				       "ed25519",
+				       "sign",
+				       "never",
+				       NULL };
+
+		rc = run_tool(args, NULL, "/dev/null", 0, GPG_TIMEOUT_S);
+	}
+	if (!rc)
+		rc = list_fingerprint(fresh, fpr);
+	if (!rc)
+		rc = try_sign(fresh, fpr);
+	stop_agent(fresh);
+	if (!rc) {
+		util_remove_tree(dir);
+		if (rename(fresh, dir))
+			rc = err_sys(ERR_INFRA, "cannot move the key to %s",
+				     dir);
+	}
+	if (!rc)
+		rc = export_key(state_dir, dir, fpr);
+	if (rc)
+		util_remove_tree(fresh);
+	free(dir);
+	free(fresh);
+	if (rc) {
+		log_warnx("%s", err_last());
+		return rc == ERR_INPUT ? 2 : 1;
+	}
+	printf("%s\n", fpr);
+	return 0;
+}
+
+int repo_published(const char *state_dir, long long job)
+{
+	char *p = util_fmt("%s/repo/apt/dists/bisectd-%lld/InRelease",
+			   state_dir, job);
+	int yes = p && access(p, F_OK) == 0;
+
+	free(p);
+	return yes;
+}
+
+/* 1 when the package's own name (its control file's) is one of the
+ * kernel's of release. */
+static int kernel_package(const char *deb, const char *release,
+			  const char *scratch)
+{
+	const char *argv[] = { "dpkg-deb", "--field", deb, "Package", NULL };
+	char *out = util_fmt("%s/.field", scratch);
+	struct buf b;
+	int ok = 0;
+
+	buf_init(&b, 4096);
+	if (out && !run_tool(argv, NULL, out, 1, GPG_TIMEOUT_S) &&
+	    !buf_read_file(&b, out)) {
+		char want[3][300];
+		size_t len = strcspn(buf_str(&b), "\n"), i;
+
+		snprintf(want[0], sizeof(want[0]), "linux-image-%s", release);
+		snprintf(want[1], sizeof(want[1]), "linux-image-%s-dbg",
+			 release);
+		snprintf(want[2], sizeof(want[2]), "linux-headers-%s", release);
+		for (i = 0; i < 3; i++)
+			ok |= strlen(want[i]) == len &&
+			      !strncmp(buf_str(&b), want[i], len);
+	}
+	if (out)
+		unlink(out);
+	free(out);
+	buf_release(&b);
+	return ok;
+}
+
+/*
+ * Make the suite named suite in the new directory dir (below apt): its
+ * Packages (a copy of packages when given, else apt-ftparchive's list of
+ * pool), Release and its signatures.
+ */
+static int make_suite(const char *apt, const char *dir, const char *suite,
+		      const char *pool, const char *packages, const char *key,
+		      const char *fpr)
+{
+	char *bin = util_fmt("%s/main/binary-amd64", dir),
+	     *pk = util_fmt("%s/main/binary-amd64/Packages", dir),
+	     *rel = util_fmt("%s.Release", dir),
+	     *relin = util_fmt("%s/Release", dir),
+	     *inrel = util_fmt("%s/InRelease", dir),
+	     *sig = util_fmt("%s/Release.gpg", dir),
+	     *o_suite = util_fmt("APT::FTPArchive::Release::Suite=%s", suite),
+	     *o_code = util_fmt("APT::FTPArchive::Release::Codename=%s", suite);
+	int rc = bin && pk && rel && relin && inrel && sig && o_suite && o_code
+			 ? util_mkdir_p(bin)
+			 : ERR_NOMEM;
+
+	if (!rc && packages) {
+		struct buf b;
+
+		buf_init(&b, 64u << 20);
+		rc = buf_read_file(&b, packages);
+		if (!rc)
+			rc = util_write_atomic(pk, buf_str(&b), b.len);
+		buf_release(&b);
+	} else if (!rc) {
+		const char *argv[] = { "apt-ftparchive", "packages", pool,
+				       NULL };
+
+		rc = run_tool(argv, apt, pk, 1, FTPARCHIVE_TIMEOUT_S);
+	}
+	if (!rc) {
+		const char *argv[] = {
+			"apt-ftparchive",
+			"-o",
+			"APT::FTPArchive::Release::Origin=bisectd",
+			"-o",
+			"APT::FTPArchive::Release::Label=bisectd",
+			"-o",
+			o_suite,
+			"-o",
+			o_code,
+			"-o",
+			"APT::FTPArchive::Release::Architectures=amd64",
+			"-o",
+			"APT::FTPArchive::Release::Components=main",
+			"release",
+			".",
+			NULL
+		};
+
+		/* written beside the suite, so that it does not list
+		 * itself */
+		rc = run_tool(argv, dir, rel, 1, FTPARCHIVE_TIMEOUT_S);
+		if (!rc && rename(rel, relin))
+			rc = err_sys(ERR_INFRA, "cannot move %s", rel);
+	}
+	if (!rc) {
+		const char *argv[] = { "gpg",	   "--homedir",
+				       key,	   "--batch",
+				       "--yes",	   "--pinentry-mode",
+				       "loopback", "--passphrase",
+				       "",	   "--local-user",
+				       fpr,	   "--digest-algo",
+				       "SHA512",   "--clearsign",
+				       "--output", inrel,
+				       relin,	   NULL };
+
+		rc = run_tool(argv, NULL, "/dev/null", 0, GPG_TIMEOUT_S);
+	}
+	if (!rc) {
+		const char *argv[] = { "gpg",
+				       "--homedir",
+				       key,
+				       "--batch",
+				       "--yes",
+				       "--pinentry-mode",
+				       "loopback",
+				       "--passphrase",
+				       "",
+				       "--local-user",
+				       fpr,
+				       "--digest-algo",
+				       "SHA512",
+				       "--armor",
+				       "--detach-sign",
+				       "--output",
+				       sig,
+				       relin,
+				       NULL };
+
+		rc = run_tool(argv, NULL, "/dev/null", 0, GPG_TIMEOUT_S);
+	}
+	if (rel)
+		unlink(rel);
+	free(bin);
+	free(pk);
+	free(rel);
+	free(relin);
+	free(inrel);
+	free(sig);
+	free(o_suite);
+	free(o_code);
+	return rc;
+}
+
+/* Move the made suite dir in as dists/suite: a channel's previous one
+ * is exchanged with it and removed. */
+static int install_suite(const char *dists, const char *dir, const char *suite)
+{
+	char *to = util_fmt("%s/%s", dists, suite);
+	int rc = to ? 0 : ERR_NOMEM;
+
+	if (!rc && renameat2(AT_FDCWD, dir, AT_FDCWD, to, RENAME_NOREPLACE)) {
+		if (errno != EEXIST)
+			rc = err_sys(ERR_INFRA, "cannot move %s in", suite);
+		else if (renameat2(AT_FDCWD, dir, AT_FDCWD, to,
+				   RENAME_EXCHANGE))
+			rc = err_sys(ERR_INFRA, "cannot replace %s", suite);
+		else
+			util_remove_tree(dir); /* the one replaced */
+	}
+	free(to);
+	return rc;
+}
+
+int repo_publish(const char *state_dir, long long job, const char *channel,
+		 const char *release, const char *const *debs, size_t n)
+{
+	char fpr[64], suite[64];
+	char *key = key_dir(state_dir),
+	     *apt = util_fmt("%s/repo/apt", state_dir),
+	     *dists = util_fmt("%s/repo/apt/dists", state_dir),
+	     *pool = util_fmt("pool/bisectd-%lld", job),
+	     *pooldir =
+		     util_fmt("%s/repo/apt/pool/bisectd-%lld", state_dir, job),
+	     *tmp = util_fmt("%s/repo/apt/dists/.bisectd-%lld", state_dir, job),
+	     *ctmp = util_fmt("%s/repo/apt/dists/.%s-%lld", state_dir,
+			      channel ? channel : "", job),
+	     *pk = NULL;
+	size_t i, taken = 0;
+	int rc = key && apt && dists && pool && pooldir && tmp && ctmp
+			 ? repo_fingerprint(state_dir, fpr)
+			 : ERR_NOMEM;
+
+	snprintf(suite, sizeof(suite), "bisectd-%lld", job);
+	if (!rc &&
+	    (!release || !*release ||
+	     strspn(release, "abcdefghijklmnopqrstuvwxyz"
+			     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.+~-") !=
+		     strlen(release) ||
+	     strlen(release) > 200))
+		rc = err_set(ERR_INPUT, "no kernel release to publish");
+	if (!rc && channel && !job_channel_ok(channel))
+		rc = err_set(ERR_INPUT, "channel '%s' is not a suite name",
+			     channel);
+	/* a publication that stopped halfway is made again */
+	if (!rc) {
+		util_remove_tree(tmp);
+		util_remove_tree(pooldir);
+		rc = util_mkdir_p(pooldir);
+	}
+	if (!rc)
+		rc = util_mkdir_p(dists);
+	for (i = 0; !rc && i < n; i++) {
+		const char *base = strrchr(debs[i], '/');
+		char *to;
+
+		base = base ? base + 1 : debs[i];
+		if (!kernel_package(debs[i], release, pooldir))
+			continue;
+		to = util_fmt("%s/%s", pooldir, base);
+		if (!to)
+			rc = ERR_NOMEM;
+		else if (link(debs[i], to))
+			rc = err_sys(ERR_INFRA, "cannot put %s in the pool",
+				     base);
+		free(to);
+		taken += !rc;
+	}
+	if (!rc && !taken)
+		rc = err_set(ERR_INPUT, "no package of the kernel %s", release);
+	if (!rc)
+		rc = make_suite(apt, tmp, suite, pool, NULL, key, fpr);
+	if (!rc && channel) {
+		pk = util_fmt("%s/main/binary-amd64/Packages", tmp);
+		util_remove_tree(ctmp);
+		rc = pk ? make_suite(apt, ctmp, channel, pool, pk, key, fpr)
+			: ERR_NOMEM;
+	}
+	/* the build's own suite last: it marks the job published */
+	if (!rc && channel)
+		rc = install_suite(dists, ctmp, channel);
+	if (!rc)
+		rc = install_suite(dists, tmp, suite);
+	if (rc) {
+		util_remove_tree(tmp);
+		if (channel)
+			util_remove_tree(ctmp);
+	}
+	free(key);
+	free(apt);
+	free(dists);
+	free(pool);
+	free(pooldir);
+	free(tmp);
+	free(ctmp);
+	free(pk);
+	return rc;
+}
+
+/* --- the publisher: a thread that publishes finished builds ------- */
+
+struct repo_publisher {
+	struct coord *co;
+	pthread_t thread;
+	volatile int stop;
+	long long *seen; /* the done jobs looked at, ascending */
+	size_t nseen, cap;
+	int said_nokey;
+};
+
+/* 1 when id was looked at already; else remembers it and returns 0. */
+static int seen_before(struct repo_publisher *pb, long long id)
+{
+	size_t lo = 0, hi = pb->nseen;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (pb->seen[mid] == id)
+			return 1;
+		if (pb->seen[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (pb->nseen == pb->cap) {
+		size_t cap = pb->cap ? pb->cap * 2 : 256;
+		long long *s = realloc(pb->seen, cap * sizeof(*s));
+
+		if (!s)
+			return 1; /* looked at again on the next pass */
+		pb->seen = s;
+		pb->cap = cap;
+	}
+	memmove(pb->seen + lo + 1, pb->seen + lo,
+		(pb->nseen - lo) * sizeof(*pb->seen));
+	pb->seen[lo] = id;
+	pb->nseen++;
+	return 0;
+}
+
+struct debs {
+	const char *dir;
+	char **paths;
+	size_t n;
+};
+
+static int add_deb(const char *name, long long size, const char *sha,
+		   void *payload)
+{
+	struct debs *d = payload;
+	size_t l = strlen(name);
+	char **p;
+
+	(void)size;
+	(void)sha;
+	if (l < 5 || strcmp(name + l - 4, ".deb"))
+		return 0;
+	p = realloc(d->paths, (d->n + 1) * sizeof(*p));
+	if (!p)
+		return ERR_NOMEM;
+	d->paths = p;
+	d->paths[d->n] = util_fmt("%s/%s", d->dir, name);
+	return d->paths[d->n] ? (d->n++, 0) : ERR_NOMEM;
+}
+
+/*
+ * What a done job gives the repository, read under the lock: a build
+ * that built and booted, its .deb packages, channel and step (0 when
+ * there is nothing to publish).
+ */
+static long long build_of(struct coord *co, long long id, struct debs *d,
+			  char **channel)
+{
+	struct store_job j;
+	struct store_step *steps = NULL;
+	size_t n = 0, i;
+	long long step = 0;
+
+	if (store_job_get(co->store, id, &j))
+		return 0;
+	if (!strcmp(j.type, "build") && j.result &&
+	    !strcmp(j.result, "built") &&
+	    !store_steps_of_job(co->store, id, &steps, &n)) {
+		struct job_spec spec;
+
+		for (i = 0; i < n; i++)
+			if (steps[i].state == STEP_DONE &&
+			    !strcmp(steps[i].role, "build"))
+				step = steps[i].id;
+		if (step && !job_spec_parse(&spec, j.spec, strlen(j.spec))) {
+			*channel = spec.channel;
+			spec.channel = NULL;
+			job_spec_release(&spec);
+		}
+		d->dir = util_fmt("%s/artifacts/%lld", co->state_dir, step);
+		if (step && d->dir)
+			store_artifacts(co->store, step, add_deb, d);
+		store_steps_release(steps, n);
+	}
+	store_job_release(&j);
+	return d->n ? step : 0;
+}
+
+static void publish_one(struct repo_publisher *pb, long long id)
+{
+	struct debs d = { 0 };
+	char *channel = NULL, *relpath = NULL, *release = NULL;
+	long long step;
+	struct buf rel;
+	size_t i;
+
+	pthread_mutex_lock(&pb->co->lock);
+	step = build_of(pb->co, id, &d, &channel);
+	pthread_mutex_unlock(&pb->co->lock);
+	buf_init(&rel, 4096);
+	if (step)
+		relpath = util_fmt("%s/kernel.release", d.dir);
+	if (relpath && !buf_read_file(&rel, relpath))
+		release = strndup(buf_str(&rel), strcspn(buf_str(&rel), "\n"));
+	if (step && repo_publish(pb->co->state_dir, id, channel, release,
+				 (const char *const *)d.paths, d.n))
+		log_warnx("job %lld: not published in the repository: %s", id,
+			  err_last());
+	else if (step)
+		log_info("job %lld: published as bisectd-%lld%s%s", id, id,
+			 channel ? " and " : "", channel ? channel : "");
+	for (i = 0; i < d.n; i++)
+		free(d.paths[i]);
+	free(d.paths);
+	free((char *)d.dir);
+	free(channel);
+	free(relpath);
+	free(release);
+	buf_release(&rel);
+}
+
+static void publish_pass(struct repo_publisher *pb)
+{
+	long long *ids = NULL;
+	size_t n = 0, i;
+	char fpr[64];
+
+	if (repo_fingerprint(pb->co->state_dir, fpr)) {
+		if (!pb->said_nokey++)
+			log_info("builds are not published in an APT "
+				 "repository: %s",
+				 err_last());
+		return;
+	}
+	pthread_mutex_lock(&pb->co->lock);
+	store_job_ids(pb->co->store, JOB_DONE, &ids, &n);
+	pthread_mutex_unlock(&pb->co->lock);
+	for (i = 0; i < n && !pb->stop; i++)
+		if (!seen_before(pb, ids[i]) &&
+		    !repo_published(pb->co->state_dir, ids[i]))
+			publish_one(pb, ids[i]);
+	free(ids);
+}
+
+static void *publisher_main(void *arg)
+{
+	struct repo_publisher *pb = arg;
+
+	while (!pb->stop) {
+		struct timespec ts = { 0, 250 * 1000 * 1000 };
+		int i;
+
+		publish_pass(pb);
+		for (i = 0; i < 8 && !pb->stop; i++)
+			nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+int repo_start(struct repo_publisher **out, struct coord *co)
+{
+	struct repo_publisher *pb = calloc(1, sizeof(*pb));
+	int rc;
+
+	*out = NULL;
+	if (!pb)
+		return err_set(ERR_NOMEM, "out of memory");
+	pb->co = co;
+	if ((rc = pthread_create(&pb->thread, NULL, publisher_main, pb))) {
+		free(pb);
+		return err_set(ERR_INFRA, "cannot start the publisher: %s",
+			       strerror(rc));
+	}
+	*out = pb;
+	return 0;
+}
+
+void repo_stop(struct repo_publisher *pb)
+{
+	char *dir;
+
+	if (!pb)
+		return;
+	pb->stop = 1;
+	pthread_join(pb->thread, NULL);
+	dir = key_dir(pb->co->state_dir);
+	if (dir && access(dir, F_OK) == 0)
+		stop_agent(dir);
+	free(dir);
+	free(pb->seen);
+	free(pb);
+}

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of the APT repository (bisectd/repo.c) on packages made
+ * here with dpkg-deb: a build's suite and its channel, signed by the
+ * key that bisectd repo-key made (gpgv checks InRelease and
+ * Release.gpg with the exported keyring alone); only the kernel's own
+ * packages are taken; a later build of the channel replaces it; what
+ * cannot be published leaves no suite behind.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "buf.h"
+#include "job.h"
+#include "repo.h"
+#include "util.h"
+
+#define REL "6.1.192-bisectd.1"
+
+static char state[] = "/tmp/test_repo.XXXXXX";
+
+/* Run a shell line; its exit status. */
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	char *line;
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vasprintf(&line, fmt, ap);
+	va_end(ap);
+	assert_true(rc >= 0);
+	rc = system(line);
+	free(line);
+	return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+}
+
+/* A .deb named package (version 1) in STATE/debs; its path. */
+static char *make_deb(const char *package)
+{
+	char *path = util_fmt("%s/debs/%s_1_amd64.deb", state, package);
+
+	assert_int_equal(sh("set -e; d=%s/pkg-%s; mkdir -p $d/DEBIAN; "
+			    "printf 'Package: %s\\nVersion: 1\\n"
+			    "Architecture: amd64\\nMaintainer: t <t@t>\\n"
+			    "Description: t\\n' > $d/DEBIAN/control; "
+			    "mkdir -p %s/debs; dpkg-deb -Zgzip --build $d %s "
+			    ">/dev/null",
+			    state, package, package, state, path),
+			 0);
+	return path;
+}
+
+/* A file of a suite, as text ("" when there is none). */
+static char *read_text(const char *suite, const char *file)
+{
+	char *path = util_fmt("%s/repo/apt/dists/%s/%s", state, suite, file);
+	struct buf b;
+	char *s;
+
+	buf_init(&b, 1 << 20);
+	if (buf_read_file(&b, path))
+		buf_puts(&b, "");
+	free(path);
+	s = buf_detach(&b);
+	return s ? s : strdup("");
+}
+
+static int setup(void **unused)
+{
+	char name[] = "repo-key", *argv[] = { name, NULL };
+
+	(void)unused;
+	assert_non_null(mkdtemp(state));
+	/* the key, as bisectd repo-key makes it; stdout is its fingerprint */
+	assert_int_equal(repo_key_main(state, 1, argv), 0);
+	return 0;
+}
+
+static int teardown(void **unused)
+{
+	(void)unused;
+	sh("gpgconf --homedir %s/repo-key --kill gpg-agent 2>/dev/null", state);
+	util_remove_tree(state);
+	return 0;
+}
+
+static void test_repo__publish(void **unused)
+{
+	char *img = make_deb("linux-image-" REL),
+	     *libc = make_deb("linux-libc-dev"),
+	     *other = make_deb("apt"); /* a name no kernel build may take */
+	const char *debs[] = { img, libc, other };
+	char fpr[64], *pk, *rel;
+
+	(void)unused;
+	assert_int_equal(repo_fingerprint(state, fpr), 0);
+	assert_int_equal(strlen(fpr), 40);
+	assert_int_equal(repo_published(state, 7), 0);
+	assert_int_equal(repo_publish(state, 7, "fix-12345", REL, debs, 3), 0);
+	assert_int_equal(repo_published(state, 7), 1);
+	pk = read_text("bisectd-7", "main/binary-amd64/Packages");
+	assert_non_null(strstr(pk, "Package: linux-image-" REL "\n"));
+	assert_non_null(strstr(pk, "Filename: pool/bisectd-7/linux-image-"));
+	assert_null(strstr(pk, "linux-libc-dev"));
+	assert_null(strstr(pk, "Package: apt\n"));
+	free(pk);
+	rel = read_text("bisectd-7", "Release");
+	assert_non_null(strstr(rel, "Suite: bisectd-7\n"));
+	assert_non_null(strstr(rel, " main/binary-amd64/Packages\n"));
+	free(rel);
+	/* both signatures, checked with the exported public key alone */
+	assert_int_equal(sh("cd %s/repo/apt && gpgv --keyring "
+			    "./" REPO_KEYRING " dists/bisectd-7/InRelease "
+			    "2>/dev/null && gpgv --keyring ./" REPO_KEYRING
+			    " dists/bisectd-7/Release.gpg "
+			    "dists/bisectd-7/Release 2>/dev/null",
+			    state),
+			 0);
+	/* a changed Release fails the check: the check can fail */
+	assert_int_not_equal(sh("cd %s/repo/apt && sed 's/bisectd-7/x/' "
+				"dists/bisectd-7/Release > ../changed && "
+				"gpgv --keyring ./" REPO_KEYRING
+				" dists/bisectd-7/Release.gpg ../changed "
+				"2>/dev/null",
+				state),
+			     0);
+	rel = read_text("fix-12345", "Release");
+	assert_non_null(strstr(rel, "Suite: fix-12345\n"));
+	free(rel);
+	/* the channel's next build replaces it; the first one's suite stays */
+	assert_int_equal(repo_publish(state, 8, "fix-12345", REL, debs, 1), 0);
+	pk = read_text("fix-12345", "main/binary-amd64/Packages");
+	assert_non_null(strstr(pk, "Filename: pool/bisectd-8/"));
+	assert_null(strstr(pk, "pool/bisectd-7/"));
+	free(pk);
+	/* signed, and nothing half-made is left beside the suites */
+	assert_int_equal(sh("cd %s/repo/apt && gpgv --keyring ./" REPO_KEYRING
+			    " dists/fix-12345/InRelease 2>/dev/null && "
+			    "[ -z \"$(ls -A dists | grep '^\\.')\" ]",
+			    state),
+			 0);
+	assert_int_equal(repo_published(state, 7), 1);
+	free(img);
+	free(libc);
+	free(other);
+}
+
+static void test_repo__refused(void **unused)
+{
+	char *libc = make_deb("linux-libc-dev"),
+	     *img = make_deb("linux-image-" REL);
+	const char *debs[] = { libc };
+	const char *imgs[] = { img };
+
+	(void)unused;
+	/* nothing of the kernel's own: no suite */
+	assert_true(repo_publish(state, 9, NULL, REL, debs, 1) < 0);
+	assert_int_equal(repo_published(state, 9), 0);
+	assert_int_not_equal(sh("test -e %s/repo/apt/dists/.bisectd-9", state),
+			     0);
+	/* a release of the wrong shape, a suite name a channel may not be */
+	assert_true(repo_publish(state, 10, NULL, "6.1 x", imgs, 1) < 0);
+	assert_true(repo_publish(state, 11, "bisectd-3", REL, imgs, 1) < 0);
+	assert_true(repo_publish(state, 12, "../x", REL, imgs, 1) < 0);
+	assert_int_equal(repo_published(state, 10) + repo_published(state, 11) +
+				 repo_published(state, 12),
+			 0);
+	assert_true(job_channel_ok("fix-12345"));
+	assert_true(job_channel_ok("6.1.0-57+fix"));
+	assert_false(job_channel_ok("Fix"));
+	assert_false(job_channel_ok("-x"));
+	assert_false(job_channel_ok(""));
+	free(libc);
+	free(img);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_repo__publish),
+		cmocka_unit_test(test_repo__refused),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
