@@ -58,6 +58,7 @@ DEBS_BUILD = build-essential pkg-config libgit2-dev libarchive-dev \
 	libcurl4-openssl-dev libssl-dev libvirt-dev libgmime-3.0-dev libpcre2-dev clang-format clang \
 	libclang-rt-14-dev mandoc
 DEBS_RUN = git jq curl sqlite3 iproute2 rsync distcc chromium libvirt-daemon-system bubblewrap gnupg perl apt-utils \
+	createrepo-c dnf \
 	sbsigntool debootstrap e2fsprogs \
 	openssl rpm qemu-system-x86 busybox-static ccache bc bison flex \
 	libelf-dev libssl-dev cpio kmod xz-utils linux-source-6.1 \

@@ -88,11 +88,12 @@ static enum MHD_Result download_page(struct api *a, struct MHD_Connection *mc,
 	struct job_spec spec = { 0 };
 	struct buf page, rel;
 	size_t n = 0, i;
-	char what[512], prefix[128], *path = NULL, *title = NULL,
-				     *apt_url = NULL, *key_url = NULL,
-				     suite[64] = "", fpr[64] = "";
+	char what[512], prefix[128],
+		*path = NULL, *title = NULL, *apt_url = NULL, *key_url = NULL,
+		*top = NULL, *rpm_url = NULL, *rpm_key = NULL, suite[64] = "",
+		fpr[64] = "";
 	const char *mark;
-	int rc;
+	int rc, kinds = 0;
 
 	buf_init(&page, 1 << 20);
 	buf_init(&rel, 4096);
@@ -144,8 +145,8 @@ static enum MHD_Result download_page(struct api *a, struct MHD_Connection *mc,
 				 spec.recipe);
 		snprintf(prefix, sizeof(prefix),
 			 "/api/v1/jobs/%lld/steps/%lld/artifacts/", id, st->id);
-		if (repo_published(a->c->state_dir, id) &&
-		    !repo_fingerprint(a->c->state_dir, fpr)) {
+		kinds = repo_published(a->c->state_dir, id);
+		if (kinds && !repo_fingerprint(a->c->state_dir, fpr)) {
 			const char *host = MHD_lookup_connection_value(
 				mc, MHD_HEADER_KIND, "Host");
 
@@ -156,19 +157,24 @@ static enum MHD_Result download_page(struct api *a, struct MHD_Connection *mc,
 					 "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 					 "0123456789.-:[]") != strlen(host))
 				host = "localhost";
-			apt_url =
-				a->o.public_url
-					? util_fmt("%s/repo/apt",
-						   a->o.public_url)
-					: util_fmt("http://%s/repo/apt", host);
-			key_url =
-				apt_url ? util_fmt("%s/" REPO_KEYRING, apt_url)
-					: NULL;
+			top = a->o.public_url
+				      ? util_fmt("%s/repo", a->o.public_url)
+				      : util_fmt("http://%s/repo", host);
+			apt_url = top ? util_fmt("%s/apt", top) : NULL;
+			key_url = top ? util_fmt("%s/apt/" REPO_KEYRING, top)
+				      : NULL;
+			rpm_url = top ? util_fmt("%s/rpm", top) : NULL;
+			rpm_key = top ? util_fmt("%s/rpm/" REPO_RPM_KEY, top)
+				      : NULL;
 			snprintf(suite, sizeof(suite), "bisectd-%lld", id);
 		}
 		{
 			struct download_info d = {
-				.apt_url = key_url ? apt_url : NULL,
+				.apt_url = kinds & REPO_APT && key_url ? apt_url
+								       : NULL,
+				.rpm_url = kinds & REPO_RPM && rpm_key ? rpm_url
+								       : NULL,
+				.rpm_key_url = rpm_key,
 				.apt_suite = suite,
 				.apt_channel = spec.channel,
 				.apt_key_url = key_url,
@@ -192,6 +198,9 @@ static enum MHD_Result download_page(struct api *a, struct MHD_Connection *mc,
 	free(title);
 	free(apt_url);
 	free(key_url);
+	free(top);
+	free(rpm_url);
+	free(rpm_key);
 	buf_release(&rel);
 	store_steps_release(steps, n);
 	job_spec_release(&spec);
@@ -282,9 +291,9 @@ static enum MHD_Result get_metrics(struct api *a, struct MHD_Connection *mc)
 }
 
 /*
- * A file of the APT repository (repo.c): names of [A-Za-z0-9._+~-], no
- * part that starts with a dot (suites in the making, the key's list),
- * regular files only, opened without following links.
+ * A file of the package repositories (repo.c), apt/... or rpm/...: names
+ * of [A-Za-z0-9._+~-], no part that starts with a dot (suites in the
+ * making), regular files only, opened without following links.
  */
 static enum MHD_Result repo_file(struct api *a, struct MHD_Connection *mc,
 				 const char *path)
@@ -298,14 +307,15 @@ static enum MHD_Result repo_file(struct api *a, struct MHD_Connection *mc,
 	char *base, *full = NULL;
 	int fd = -1;
 
-	if (!*path || strlen(path) > 512 || strspn(path, ok) != strlen(path) ||
+	if ((strncmp(path, "apt/", 4) && strncmp(path, "rpm/", 4)) ||
+	    strlen(path) > 512 || strspn(path, ok) != strlen(path) ||
 	    strstr(path, "//") || path[strlen(path) - 1] == '/')
 		return api_error_reply(mc, MHD_HTTP_NOT_FOUND, "no such file");
 	for (p = path; p; p = strchr(p, '/') ? strchr(p, '/') + 1 : NULL)
 		if (*p == '.')
 			return api_error_reply(mc, MHD_HTTP_NOT_FOUND,
 					       "no such file");
-	base = util_fmt("%s/repo/apt", a->c->state_dir);
+	base = util_fmt("%s/repo", a->c->state_dir);
 	full = base ? util_fmt("%s/%s", base, path) : NULL;
 	if (full)
 		fd = beneath_open(base, full, O_RDONLY | O_CLOEXEC, 0);
@@ -349,7 +359,7 @@ enum MHD_Result api_web(struct api *a, struct MHD_Connection *mc,
 		return get_metrics(a, mc);
 	if (!strncmp(url, "/static/", 8))
 		return web_file(a, mc, url + 8);
-	if (!strncmp(url, "/repo/apt/", 10))
-		return repo_file(a, mc, url + 10);
+	if (!strncmp(url, "/repo/", 6))
+		return repo_file(a, mc, url + 6);
 	return api_error_reply(mc, MHD_HTTP_NOT_FOUND, "no such page");
 }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The signed APT repository of the farm's builds, made with Debian's own
- * tools: apt-ftparchive writes the Packages and Release files, gpg signs
- * Release (InRelease, Release.gpg) with the repository key.
+ * The signed package repositories of the farm's builds, made with the
+ * distributions' own tools: for APT, apt-ftparchive writes the Packages
+ * and Release files and gpg signs Release (InRelease, Release.gpg); for
+ * dnf, rpmsign signs the packages, createrepo_c writes the metadata and
+ * gpg signs repomd.xml (repomd.xml.asc).
  *
  *   STATE/repo-key/           gpg's home: the secret key (0700); it is
  *                             never sent anywhere
@@ -12,10 +14,16 @@
  *       dists/bisectd-ID/     its suite: Release, InRelease,
  *                             Release.gpg, main/binary-amd64/Packages
  *       dists/CHANNEL/        the latest build a submitter named so
+ *   STATE/repo/rpm/           served at /repo/rpm/
+ *       RPM-GPG-KEY-bisectd   the public key, armored, for gpgkey
+ *       bisectd-ID/           a build's signed .rpm and repodata/
+ *       CHANNEL/              the latest build of the channel
+ *   STATE/repo/published/ID   the job is published (written last)
  *
- * A suite is made in a directory of its own beside dists/ and moved in
- * whole (a channel's old one exchanged with it), so that apt never
- * reads a half-written suite.
+ * A suite or repository is made in a directory of its own (a name that
+ * starts with a dot, never served) and moved in whole, a channel's old
+ * one exchanged with it, so that apt or dnf never reads a half-written
+ * one.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,6 +37,7 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "beneath.h"
 #include "buf.h"
 #include "error.h"
 #include "job.h"
@@ -130,6 +139,29 @@ static int list_fingerprint(const char *dir, char out[64])
 	return rc;
 }
 
+/* The public key, armored for dnf's gpgkey, into STATE/repo/rpm/. */
+static int export_armored(const char *state_dir, const char *dir,
+			  const char *fpr)
+{
+	char *rpm = util_fmt("%s/repo/rpm", state_dir),
+	     *tmp = util_fmt("%s/repo/rpm/.%s", state_dir, REPO_RPM_KEY),
+	     *to = util_fmt("%s/repo/rpm/%s", state_dir, REPO_RPM_KEY);
+	const char *argv[] = { "gpg",	  "--homedir", dir, "--batch",
+			       "--armor", "--export",  fpr, NULL };
+	int rc = rpm && tmp && to ? util_mkdir_p(rpm) : ERR_NOMEM;
+
+	if (!rc)
+		rc = run_tool(argv, NULL, tmp, 1, GPG_TIMEOUT_S);
+	if (!rc && rename(tmp, to))
+		rc = err_sys(ERR_INFRA, "cannot write %s", to);
+	if (tmp)
+		unlink(tmp);
+	free(rpm);
+	free(tmp);
+	free(to);
+	return rc;
+}
+
 /* The public key, binary for signed-by, into STATE/repo/apt/. */
 static int export_key(const char *state_dir, const char *dir, const char *fpr)
 {
@@ -145,6 +177,8 @@ static int export_key(const char *state_dir, const char *dir, const char *fpr)
 		rc = run_tool(argv, NULL, tmp, 1, GPG_TIMEOUT_S);
 	if (!rc && rename(tmp, to))
 		rc = err_sys(ERR_INFRA, "cannot write %s", to);
+	if (!rc)
+		rc = export_armored(state_dir, dir, fpr);
 	snprintf(line, sizeof(line), "%s\n", fpr);
 	if (!rc)
 		rc = util_write_atomic(fp, line, strlen(line));
@@ -165,7 +199,8 @@ static int key_usage(int asked)
 		"import\n"
 		"  FILE, an OpenPGP secret key without a passphrase), and "
 		"export\n"
-		"  its public key as STATE/repo/apt/" REPO_KEYRING ".\n"
+		"  its public keys as STATE/repo/apt/" REPO_KEYRING
+		" and\n  STATE/repo/rpm/" REPO_RPM_KEY ".\n"
 		"  Prints the fingerprint.  With a key there already, says "
 		"so.\n");
 	return asked ? 0 : 2;
@@ -184,21 +219,29 @@ static void stop_agent(const char *dir)
  * passphrase fails here, not at the first publication. */
 static int try_sign(const char *dir, const char *fpr)
 {
-	char *probe = util_fmt("%s/.probe", dir);
+	/* its output is a file of the home's: gpg removes the output of a
+	 * signature that fails, whatever it is (never /dev/null) */
+	char *probe = util_fmt("%s/.probe", dir),
+	     *signed_probe = util_fmt("%s/.probe.asc", dir);
 	const char *argv[] = {
 		"gpg",	    "--homedir",       dir,	   "--batch",
 		"--yes",    "--pinentry-mode", "loopback", "--passphrase",
 		"",	    "--local-user",    fpr,	   "--clearsign",
-		"--output", "/dev/null",       probe,	   NULL
+		"--output", signed_probe,      probe,	   NULL
 	};
-	int rc = probe ? util_write_atomic(probe, "bisectd\n", 8) : ERR_NOMEM;
+	int rc = probe && signed_probe
+			 ? util_write_atomic(probe, "bisectd\n", 8)
+			 : ERR_NOMEM;
 
 	if (!rc && run_tool(argv, NULL, "/dev/null", 0, GPG_TIMEOUT_S))
 		rc = err_set(ERR_INPUT, "the key cannot sign without a "
 					"passphrase: import one without");
 	if (probe)
 		unlink(probe);
+	if (signed_probe)
+		unlink(signed_probe);
 	free(probe);
+	free(signed_probe);
 	return rc;
 }
 
@@ -285,12 +328,18 @@ int repo_key_main(const char *state_dir, int argc, char **argv)
 
 int repo_published(const char *state_dir, long long job)
 {
-	char *p = util_fmt("%s/repo/apt/dists/bisectd-%lld/InRelease",
-			   state_dir, job);
-	int yes = p && access(p, F_OK) == 0;
+	char *p = util_fmt("%s/repo/published/%lld", state_dir, job);
+	struct buf b;
+	int kinds = 0;
 
+	buf_init(&b, 4096);
+	if (p && !buf_read_file(&b, p))
+		kinds = REPO_PUBLISHED |
+			(strstr(buf_str(&b), "apt") ? REPO_APT : 0) |
+			(strstr(buf_str(&b), "rpm") ? REPO_RPM : 0);
+	buf_release(&b);
 	free(p);
-	return yes;
+	return kinds;
 }
 
 /* 1 when the package's own name (its control file's) is one of the
@@ -454,26 +503,247 @@ static int install_suite(const char *dists, const char *dir, const char *suite)
 	return rc;
 }
 
-int repo_publish(const char *state_dir, long long job, const char *channel,
-		 const char *release, const char *const *debs, size_t n)
-{
+/* What a publication needs: the key, the job's names, the release. */
+struct pub {
+	const char *state_dir, *channel, *release;
+	long long job;
 	char fpr[64], suite[64];
-	char *key = key_dir(state_dir),
-	     *apt = util_fmt("%s/repo/apt", state_dir),
-	     *dists = util_fmt("%s/repo/apt/dists", state_dir),
-	     *pool = util_fmt("pool/bisectd-%lld", job),
+	char *key;
+};
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t l = strlen(s), n = strlen(suffix);
+
+	return l > n && !strcmp(s + l - n, suffix);
+}
+
+/*
+ * The .deb files of the kernel, as the suite bisectd-JOB (and the
+ * channel's): 1 when published, 0 when none is the kernel's, < 0 error.
+ */
+static int publish_apt(const struct pub *pb, const char *const *files, size_t n)
+{
+	char *apt = util_fmt("%s/repo/apt", pb->state_dir),
+	     *dists = util_fmt("%s/repo/apt/dists", pb->state_dir),
+	     *pool = util_fmt("pool/%s", pb->suite),
 	     *pooldir =
-		     util_fmt("%s/repo/apt/pool/bisectd-%lld", state_dir, job),
-	     *tmp = util_fmt("%s/repo/apt/dists/.bisectd-%lld", state_dir, job),
-	     *ctmp = util_fmt("%s/repo/apt/dists/.%s-%lld", state_dir,
-			      channel ? channel : "", job),
+		     util_fmt("%s/repo/apt/pool/%s", pb->state_dir, pb->suite),
+	     *tmp = util_fmt("%s/repo/apt/dists/.%s", pb->state_dir, pb->suite),
+	     *ctmp = util_fmt("%s/repo/apt/dists/.%s-%lld", pb->state_dir,
+			      pb->channel ? pb->channel : "", pb->job),
 	     *pk = NULL;
 	size_t i, taken = 0;
-	int rc = key && apt && dists && pool && pooldir && tmp && ctmp
-			 ? repo_fingerprint(state_dir, fpr)
-			 : ERR_NOMEM;
+	int rc = apt && dists && pool && pooldir && tmp && ctmp ? 0 : ERR_NOMEM;
 
-	snprintf(suite, sizeof(suite), "bisectd-%lld", job);
+	/* a publication that stopped halfway is made again */
+	if (!rc) {
+		util_remove_tree(tmp);
+		util_remove_tree(pooldir);
+		rc = util_mkdir_p(pooldir);
+	}
+	if (!rc)
+		rc = util_mkdir_p(dists);
+	for (i = 0; !rc && i < n; i++) {
+		const char *base = strrchr(files[i], '/');
+		char *to;
+
+		base = base ? base + 1 : files[i];
+		if (!ends_with(base, ".deb") ||
+		    !kernel_package(files[i], pb->release, pooldir))
+			continue;
+		to = util_fmt("%s/%s", pooldir, base);
+		if (!to)
+			rc = ERR_NOMEM;
+		else if (link(files[i], to))
+			rc = err_sys(ERR_INFRA, "cannot put %s in the pool",
+				     base);
+		free(to);
+		taken += !rc;
+	}
+	if (!rc && !taken)
+		util_remove_tree(pooldir);
+	if (!rc && taken)
+		rc = make_suite(apt, tmp, pb->suite, pool, NULL, pb->key,
+				pb->fpr);
+	if (!rc && taken && pb->channel) {
+		pk = util_fmt("%s/main/binary-amd64/Packages", tmp);
+		util_remove_tree(ctmp);
+		rc = pk ? make_suite(apt, ctmp, pb->channel, pool, pk, pb->key,
+				     pb->fpr)
+			: ERR_NOMEM;
+		if (!rc)
+			rc = install_suite(dists, ctmp, pb->channel);
+	}
+	if (!rc && taken)
+		rc = install_suite(dists, tmp, pb->suite);
+	if (rc) {
+		util_remove_tree(tmp);
+		util_remove_tree(ctmp);
+	}
+	free(apt);
+	free(dists);
+	free(pool);
+	free(pooldir);
+	free(tmp);
+	free(ctmp);
+	free(pk);
+	return rc < 0 ? rc : taken > 0;
+}
+
+/* 1 when the .rpm's own name is the kernel's ("kernel": not
+ * kernel-headers, which would stand in for the distribution's). */
+static int kernel_rpm(const char *rpm, const char *scratch)
+{
+	const char *argv[] = { "rpm",	     "-qp",  "--nosignature",
+			       "--nodigest", "--qf", "%{NAME}",
+			       rpm,	     NULL };
+	char *out = util_fmt("%s/.name", scratch);
+	struct buf b;
+	int ok;
+
+	buf_init(&b, 4096);
+	ok = out && !run_tool(argv, NULL, out, 1, GPG_TIMEOUT_S) &&
+	     !buf_read_file(&b, out) && !strcmp(buf_str(&b), "kernel");
+	if (out)
+		unlink(out);
+	free(out);
+	buf_release(&b);
+	return ok;
+}
+
+/* createrepo_c's metadata of dir, and repomd.xml's detached signature */
+static int make_rpm_repo(const char *dir, const char *key, const char *fpr)
+{
+	const char *mk[] = { "createrepo_c", "--quiet", dir, NULL };
+	char *md = util_fmt("%s/repodata/repomd.xml", dir),
+	     *sig = util_fmt("%s/repodata/repomd.xml.asc", dir);
+	int rc = md && sig ? run_tool(mk, NULL, "/dev/null", 0,
+				      FTPARCHIVE_TIMEOUT_S)
+			   : ERR_NOMEM;
+
+	if (!rc) {
+		const char *argv[] = { "gpg",
+				       "--homedir",
+				       key,
+				       "--batch",
+				       "--yes",
+				       "--pinentry-mode",
+				       "loopback",
+				       "--passphrase",
+				       "",
+				       "--local-user",
+				       fpr,
+				       "--armor",
+				       "--detach-sign",
+				       "--output",
+				       sig,
+				       md,
+				       NULL };
+
+		rc = run_tool(argv, NULL, "/dev/null", 0, GPG_TIMEOUT_S);
+	}
+	free(md);
+	free(sig);
+	return rc;
+}
+
+/*
+ * The kernel's .rpm, signed, as the repository rpm/bisectd-JOB (and
+ * rpm/CHANNEL): 1 when published, 0 when none is the kernel's, < 0.
+ */
+static int publish_rpm(const struct pub *pb, const char *const *files, size_t n)
+{
+	char *top = util_fmt("%s/repo/rpm", pb->state_dir),
+	     *tmp = util_fmt("%s/repo/rpm/.%s", pb->state_dir, pb->suite),
+	     *ctmp = util_fmt("%s/repo/rpm/.%s-%lld", pb->state_dir,
+			      pb->channel ? pb->channel : "", pb->job),
+	     *name = util_fmt("_gpg_name %s", pb->fpr),
+	     *path = util_fmt("_gpg_path %s", pb->key);
+	size_t i, taken = 0;
+	int rc = top && tmp && ctmp && name && path ? 0 : ERR_NOMEM;
+
+	if (!rc) {
+		util_remove_tree(tmp);
+		util_remove_tree(ctmp);
+		rc = util_mkdir_p(tmp);
+	}
+	if (!rc && pb->channel)
+		rc = util_mkdir_p(ctmp);
+	for (i = 0; !rc && i < n; i++) {
+		const char *base = strrchr(files[i], '/');
+		char *to, *also, *dir;
+
+		base = base ? base + 1 : files[i];
+		if (!ends_with(base, ".rpm") || !kernel_rpm(files[i], tmp))
+			continue;
+		to = util_fmt("%s/%s", tmp, base);
+		also = util_fmt("%s/%s", ctmp, base);
+		/* a copy: the signature is written into the file */
+		dir = strndup(files[i], (size_t)(base - files[i]));
+		rc = to && also && dir ? beneath_copy(dir, files[i], to)
+				       : ERR_NOMEM;
+		free(dir);
+		if (!rc) {
+			const char *argv[] = {
+				"rpmsign",
+				"--define",
+				"__gpg /usr/bin/gpg",
+				"--define",
+				name,
+				"--define",
+				path,
+				"--define",
+				"_gpg_sign_cmd_extra_args --pinentry-mode "
+				"loopback",
+				"--addsign",
+				to,
+				NULL
+			};
+
+			rc = run_tool(argv, NULL, "/dev/null", 0,
+				      GPG_TIMEOUT_S);
+		}
+		if (!rc && pb->channel && link(to, also))
+			rc = err_sys(ERR_INFRA, "cannot link %s", base);
+		free(to);
+		free(also);
+		taken += !rc;
+	}
+	if (!rc && taken)
+		rc = make_rpm_repo(tmp, pb->key, pb->fpr);
+	if (!rc && taken && pb->channel) {
+		rc = make_rpm_repo(ctmp, pb->key, pb->fpr);
+		if (!rc)
+			rc = install_suite(top, ctmp, pb->channel);
+	}
+	if (!rc && taken)
+		rc = install_suite(top, tmp, pb->suite);
+	util_remove_tree(tmp);
+	util_remove_tree(ctmp);
+	free(top);
+	free(tmp);
+	free(ctmp);
+	free(name);
+	free(path);
+	return rc < 0 ? rc : taken > 0;
+}
+
+int repo_publish(const char *state_dir, long long job, const char *channel,
+		 const char *release, const char *const *files, size_t n)
+{
+	struct pub pb = { .state_dir = state_dir,
+			  .channel = channel,
+			  .release = release,
+			  .job = job,
+			  .key = key_dir(state_dir) };
+	char *mark = util_fmt("%s/repo/published/%lld", state_dir, job),
+	     *marks = util_fmt("%s/repo/published", state_dir);
+	int rc = pb.key && mark && marks ? repo_fingerprint(state_dir, pb.fpr)
+					 : ERR_NOMEM,
+	    apt = 0, rpm = 0;
+
+	snprintf(pb.suite, sizeof(pb.suite), "bisectd-%lld", job);
 	if (!rc &&
 	    (!release || !*release ||
 	     strspn(release, "abcdefghijklmnopqrstuvwxyz"
@@ -484,58 +754,24 @@ int repo_publish(const char *state_dir, long long job, const char *channel,
 	if (!rc && channel && !job_channel_ok(channel))
 		rc = err_set(ERR_INPUT, "channel '%s' is not a suite name",
 			     channel);
-	/* a publication that stopped halfway is made again */
-	if (!rc) {
-		util_remove_tree(tmp);
-		util_remove_tree(pooldir);
-		rc = util_mkdir_p(pooldir);
-	}
-	if (!rc)
-		rc = util_mkdir_p(dists);
-	for (i = 0; !rc && i < n; i++) {
-		const char *base = strrchr(debs[i], '/');
-		char *to;
-
-		base = base ? base + 1 : debs[i];
-		if (!kernel_package(debs[i], release, pooldir))
-			continue;
-		to = util_fmt("%s/%s", pooldir, base);
-		if (!to)
-			rc = ERR_NOMEM;
-		else if (link(debs[i], to))
-			rc = err_sys(ERR_INFRA, "cannot put %s in the pool",
-				     base);
-		free(to);
-		taken += !rc;
-	}
-	if (!rc && !taken)
+	if (!rc && (apt = publish_apt(&pb, files, n)) < 0)
+		rc = apt;
+	if (!rc && (rpm = publish_rpm(&pb, files, n)) < 0)
+		rc = rpm;
+	if (!rc && !apt && !rpm)
 		rc = err_set(ERR_INPUT, "no package of the kernel %s", release);
+	/* last: it marks the job published */
 	if (!rc)
-		rc = make_suite(apt, tmp, suite, pool, NULL, key, fpr);
-	if (!rc && channel) {
-		pk = util_fmt("%s/main/binary-amd64/Packages", tmp);
-		util_remove_tree(ctmp);
-		rc = pk ? make_suite(apt, ctmp, channel, pool, pk, key, fpr)
-			: ERR_NOMEM;
-	}
-	/* the build's own suite last: it marks the job published */
-	if (!rc && channel)
-		rc = install_suite(dists, ctmp, channel);
+		rc = util_mkdir_p(marks);
 	if (!rc)
-		rc = install_suite(dists, tmp, suite);
-	if (rc) {
-		util_remove_tree(tmp);
-		if (channel)
-			util_remove_tree(ctmp);
-	}
-	free(key);
-	free(apt);
-	free(dists);
-	free(pool);
-	free(pooldir);
-	free(tmp);
-	free(ctmp);
-	free(pk);
+		rc = util_write_atomic(mark,
+				       apt && rpm ? "apt rpm\n"
+				       : apt	  ? "apt\n"
+						  : "rpm\n",
+				       apt && rpm ? 8 : 4);
+	free(pb.key);
+	free(mark);
+	free(marks);
 	return rc;
 }
 
@@ -581,22 +817,23 @@ static int seen_before(struct repo_publisher *pb, long long id)
 	return 0;
 }
 
-struct debs {
+struct packages {
 	const char *dir;
 	char **paths;
 	size_t n;
 };
 
-static int add_deb(const char *name, long long size, const char *sha,
-		   void *payload)
+static int add_package(const char *name, long long size, const char *sha,
+		       void *payload)
 {
-	struct debs *d = payload;
+	struct packages *d = payload;
 	size_t l = strlen(name);
 	char **p;
 
 	(void)size;
 	(void)sha;
-	if (l < 5 || strcmp(name + l - 4, ".deb"))
+	if (l < 5 ||
+	    (strcmp(name + l - 4, ".deb") && strcmp(name + l - 4, ".rpm")))
 		return 0;
 	p = realloc(d->paths, (d->n + 1) * sizeof(*p));
 	if (!p)
@@ -608,10 +845,10 @@ static int add_deb(const char *name, long long size, const char *sha,
 
 /*
  * What a done job gives the repository, read under the lock: a build
- * that built and booted, its .deb packages, channel and step (0 when
- * there is nothing to publish).
+ * that built and booted, its .deb and .rpm packages, channel and step (0
+ * when there is nothing to publish).
  */
-static long long build_of(struct coord *co, long long id, struct debs *d,
+static long long build_of(struct coord *co, long long id, struct packages *d,
 			  char **channel)
 {
 	struct store_job j;
@@ -637,7 +874,7 @@ static long long build_of(struct coord *co, long long id, struct debs *d,
 		}
 		d->dir = util_fmt("%s/artifacts/%lld", co->state_dir, step);
 		if (step && d->dir)
-			store_artifacts(co->store, step, add_deb, d);
+			store_artifacts(co->store, step, add_package, d);
 		store_steps_release(steps, n);
 	}
 	store_job_release(&j);
@@ -646,7 +883,7 @@ static long long build_of(struct coord *co, long long id, struct debs *d,
 
 static void publish_one(struct repo_publisher *pb, long long id)
 {
-	struct debs d = { 0 };
+	struct packages d = { 0 };
 	char *channel = NULL, *relpath = NULL, *release = NULL;
 	long long step;
 	struct buf rel;

@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The signed APT repository of the farm's builds (repo.c): a build job's
- * kernel packages published as the suite bisectd-ID, and under the
- * channel its submitter named, signed with the farm's repository key,
- * which stays in bisectd's state directory.
+ * The signed package repositories of the farm's builds (repo.c): a
+ * build job's kernel packages published as the APT suite and the RPM
+ * repository bisectd-ID, and under the channel its submitter named,
+ * signed with the farm's repository key, which stays in bisectd's
+ * state directory.
  */
 #ifndef BISECTD_REPO_H
 #define BISECTD_REPO_H
 
 #include <stddef.h>
 
-/* The public key's file, below STATE/repo/apt/ (what users fetch). */
+/* The public key's files (what users fetch): for apt's signed-by below
+ * STATE/repo/apt/, armored for dnf's gpgkey below STATE/repo/rpm/. */
 #define REPO_KEYRING "bisectd-archive-keyring.gpg"
+#define REPO_RPM_KEY "RPM-GPG-KEY-bisectd"
 
 /*
  * bisectd repo-key [--import FILE]: make the repository's signing key
@@ -25,17 +28,23 @@ int repo_key_main(const char *state_dir, int argc, char **argv);
 int repo_fingerprint(const char *state_dir, char out[64]);
 
 /*
- * Publish a build job's packages (paths of .deb files that bisectd
- * keeps) as the suite bisectd-JOB and, when channel is not NULL, as the
- * suite channel (replacing the channel's previous build).  Only the
- * kernel's own packages of release (linux-image-RELEASE[-dbg],
- * linux-headers-RELEASE) are taken.  Runs apt-ftparchive and gpg: call
- * it without holding a lock.  0, or < 0 with the reason in err_last().
+ * Publish a build job's packages (paths of .deb and .rpm files that
+ * bisectd keeps) as the suite bisectd-JOB and, when channel is not
+ * NULL, as the suite channel (replacing the channel's previous build).
+ * Only the kernel's own packages of release are taken, by the name in
+ * the package (linux-image-RELEASE[-dbg], linux-headers-RELEASE; the
+ * .rpm named kernel).  Runs apt-ftparchive, createrepo_c, rpmsign and
+ * gpg: call it without holding a lock.  0, or < 0 with the reason in
+ * err_last().
  */
 int repo_publish(const char *state_dir, long long job, const char *channel,
-		 const char *release, const char *const *debs, size_t n);
+		 const char *release, const char *const *files, size_t n);
 
-/* 1 when the job's suite is published. */
+/* Whether the job is published (REPO_PUBLISHED), and where: REPO_APT,
+ * REPO_RPM; 0 when it is not. */
+#define REPO_PUBLISHED 1
+#define REPO_APT 2
+#define REPO_RPM 4
 int repo_published(const char *state_dir, long long job);
 
 /*

@@ -167,6 +167,39 @@ static void apt_lines(struct buf *b, const struct download_info *d)
 		    "brings it.</p>\n");
 }
 
+/* The .repo file that adds the build's RPM repository to dnf. */
+static void rpm_lines(struct buf *b, const struct download_info *d)
+{
+	const char *name = d->apt_channel ? d->apt_channel : d->apt_suite;
+
+	if (!d->rpm_url || !d->apt_suite)
+		return;
+	buf_puts(b, "<p>Or from the farm's signed RPM repository (packages "
+		    "and metadata signed by the key above):</p>\n"
+		    "<pre>sudo tee /etc/yum.repos.d/");
+	buf_put_escaped(b, d->apt_suite);
+	buf_puts(b, ".repo &lt;&lt;'EOF'\n[");
+	buf_put_escaped(b, d->apt_suite);
+	buf_puts(b, "]\nname=bisectd build ");
+	buf_put_escaped(b, d->apt_suite);
+	buf_puts(b, "\nbaseurl=");
+	buf_put_escaped(b, d->rpm_url);
+	buf_puts(b, "/");
+	buf_put_escaped(b, d->apt_suite);
+	buf_puts(b, "\ngpgcheck=1\nrepo_gpgcheck=1\ngpgkey=");
+	buf_put_escaped(b, d->rpm_key_url);
+	buf_puts(b, "\nEOF\nsudo dnf install kernel-");
+	buf_put_escaped(b, d->packages->rpm_version ? d->packages->rpm_version
+						    : "");
+	buf_puts(b, "</pre>\n");
+	if (!d->apt_channel)
+		return;
+	buf_puts(b, "<p>With <code>");
+	buf_put_escaped(b, name);
+	buf_puts(b, "</code> in the baseurl in place of the build's name, "
+		    "it follows the channel.</p>\n");
+}
+
 int artifacts_page(struct buf *b, const struct download_info *d)
 {
 	const struct package_result *r = d->packages;
@@ -234,7 +267,9 @@ int artifacts_page(struct buf *b, const struct download_info *d)
 			    "version sorts below theirs):</p>\n<pre>"
 			    "sudo rpm -ivh ");
 		buf_put_escaped(b, rpm);
-		buf_puts(b, "</pre>\n<p>Check after rebooting into it:</p>\n"
+		buf_puts(b, "</pre>\n");
+		rpm_lines(b, d);
+		buf_puts(b, "<p>Check after rebooting into it:</p>\n"
 			    "<pre>uname -r</pre>\n<p>To remove it:</p>\n"
 			    "<pre>sudo rpm -e kernel-");
 		buf_put_escaped(b, r->rpm_version ? r->rpm_version : "");

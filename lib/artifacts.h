@@ -41,6 +41,10 @@ struct download_info {
 	 * URL, suites (the build's own and its channel, or NULL) and the
 	 * key's URL and fingerprint */
 	const char *apt_url, *apt_suite, *apt_channel, *apt_key_url, *apt_fpr;
+	/* the signed RPM repository that has the kernel, or NULL: the URL
+	 * of the repositories' top (the build's is below it, named as its
+	 * APT suite) and of the armored key */
+	const char *rpm_url, *rpm_key_url;
 };
 
 /* The linux-image .deb (rpm 0) or the kernel .rpm (1) among r's files. */

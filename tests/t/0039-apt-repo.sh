@@ -45,6 +45,9 @@ gpg --homedir "$G" --batch --pinentry-mode loopback --passphrase secret \
 expect_exit 2 "repo-key --import of a key with a passphrase" \
 	"$BISECTD" --state "$STATE" repo-key --import "$SCRATCH/locked.key"
 one_line_error "the key cannot sign without a passphrase"
+# (gpg removes a failed signature's output: the probe's is a file of its
+# own, never /dev/null)
+check "/dev/null is still the null device" [ -c /dev/null ]
 check "the key there is kept" \
 	'gpg --show-keys --with-colons "$STATE/repo/apt/bisectd-archive-keyring.gpg" | grep -q "^fpr:::::::::$other:" &&
 	 [ ! -e "$STATE/repo-key.new" ]'

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of the APT repository (bisectd/repo.c) on packages made
- * here with dpkg-deb: a build's suite and its channel, signed by the
- * key that bisectd repo-key made (gpgv checks InRelease and
- * Release.gpg with the exported keyring alone); only the kernel's own
- * packages are taken; a later build of the channel replaces it; what
- * cannot be published leaves no suite behind.
+ * here with dpkg-deb and rpmbuild: a build's suite and its channel,
+ * signed by the key that bisectd repo-key made (gpgv checks InRelease,
+ * Release.gpg and repomd.xml.asc with the exported keyring alone, rpm -K
+ * the package's signature); only the kernel's own packages are taken;
+ * a later build of the channel replaces it; what cannot be published
+ * leaves no suite behind.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -63,6 +64,27 @@ static char *make_deb(const char *package)
 }
 
 /* A file of a suite, as text ("" when there is none). */
+/* An .rpm named name (version 6.1.192~bisectd.1) in STATE/rpms; its
+ * path. */
+static char *make_rpm(const char *name)
+{
+	char *path =
+		util_fmt("%s/rpms/x86_64/%s-6.1.192~bisectd.1-1.x86_64.rpm",
+			 state, name);
+
+	assert_int_equal(sh("set -e; t=%s/rpmbuild-%s; mkdir -p $t/SPECS; "
+			    "printf 'Name: %s\nVersion: 6.1.192~bisectd.1\n"
+			    "Release: 1\nSummary: t\nLicense: GPL\n"
+			    "BuildArch: x86_64\n%%%%description\nt\n"
+			    "%%%%files\n' > $t/SPECS/p.spec; "
+			    "rpmbuild --define \"_topdir $t\" --define "
+			    "\"_rpmdir %s/rpms\" -bb $t/SPECS/p.spec "
+			    ">/dev/null 2>&1",
+			    state, name, name, state),
+			 0);
+	return path;
+}
+
 static char *read_text(const char *suite, const char *file)
 {
 	char *path = util_fmt("%s/repo/apt/dists/%s/%s", state, suite, file);
@@ -109,7 +131,7 @@ static void test_repo__publish(void **unused)
 	assert_int_equal(strlen(fpr), 40);
 	assert_int_equal(repo_published(state, 7), 0);
 	assert_int_equal(repo_publish(state, 7, "fix-12345", REL, debs, 3), 0);
-	assert_int_equal(repo_published(state, 7), 1);
+	assert_int_equal(repo_published(state, 7), REPO_PUBLISHED | REPO_APT);
 	pk = read_text("bisectd-7", "main/binary-amd64/Packages");
 	assert_non_null(strstr(pk, "Package: linux-image-" REL "\n"));
 	assert_non_null(strstr(pk, "Filename: pool/bisectd-7/linux-image-"));
@@ -151,10 +173,52 @@ static void test_repo__publish(void **unused)
 			    "[ -z \"$(ls -A dists | grep '^\\.')\" ]",
 			    state),
 			 0);
-	assert_int_equal(repo_published(state, 7), 1);
+	assert_int_equal(repo_published(state, 7), REPO_PUBLISHED | REPO_APT);
 	free(img);
 	free(libc);
 	free(other);
+}
+
+static void test_repo__rpm(void **unused)
+{
+	char *kernel = make_rpm("kernel"),
+	     *headers = make_rpm("kernel-headers");
+	const char *files[] = { kernel, headers };
+
+	(void)unused;
+	assert_int_equal(repo_publish(state, 20, "fix-rpm", REL, files, 2), 0);
+	assert_int_equal(repo_published(state, 20), REPO_PUBLISHED | REPO_RPM);
+	/* the metadata's signature, with the exported key alone; the
+	 * package's, with rpm and the armored key in a database of its own;
+	 * kernel-headers is left out */
+	assert_int_equal(
+		sh("set -e; cd %s/repo; r=rpm/bisectd-20; "
+		   "gpgv --keyring ./apt/" REPO_KEYRING
+		   " $r/repodata/repomd.xml.asc $r/repodata/repomd.xml "
+		   "2>/dev/null; mkdir -p ../rpmdb; rpm --dbpath "
+		   "%s/rpmdb --import rpm/" REPO_RPM_KEY "; "
+		   "rpm --dbpath %s/rpmdb -K $r/kernel-*.rpm | "
+		   "grep -q 'digests signatures OK'; "
+		   "[ \"$(ls $r/*.rpm | wc -l)\" = 1 ]; "
+		   "zcat $r/repodata/*-primary.xml.gz | "
+		   "grep -q '<name>kernel</name>'; "
+		   "! zcat $r/repodata/*-primary.xml.gz | "
+		   "grep -q kernel-headers; "
+		   "gpgv --keyring ./apt/" REPO_KEYRING
+		   " rpm/fix-rpm/repodata/repomd.xml.asc "
+		   "rpm/fix-rpm/repodata/repomd.xml 2>/dev/null",
+		   state, state, state),
+		0);
+	/* the artifact itself is not changed by the signature */
+	assert_int_not_equal(sh("rpm --dbpath %s/rpmdb -K %s | grep -q "
+				"signatures",
+				state, kernel),
+			     0);
+	/* no APT suite for a build of .rpm alone */
+	assert_int_not_equal(sh("test -e %s/repo/apt/dists/bisectd-20", state),
+			     0);
+	free(kernel);
+	free(headers);
 }
 
 static void test_repo__refused(void **unused)
@@ -190,6 +254,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_repo__publish),
+		cmocka_unit_test(test_repo__rpm),
 		cmocka_unit_test(test_repo__refused),
 	};
 
