@@ -78,6 +78,28 @@ static char *key_dir(const char *state_dir)
 	return util_fmt("%s/repo-key", state_dir);
 }
 
+/*
+ * Sign in with the key of home key: "--clearsign" (InRelease) or
+ * "--detach-sign" (armored) into out.  gpg removes out when the
+ * signature fails: out is always a file of the repository's.
+ */
+static int gpg_sign(const char *key, const char *fpr, const char *how,
+		    const char *out, const char *in)
+{
+	const char *argv[] = { "gpg",	   "--homedir",
+			       key,	   "--batch",
+			       "--yes",	   "--pinentry-mode",
+			       "loopback", "--passphrase",
+			       "",	   "--local-user",
+			       fpr,	   "--digest-algo",
+			       "SHA512",   "--armor",
+			       how,	   "--output",
+			       out,	   in,
+			       NULL };
+
+	return run_tool(argv, NULL, "/dev/null", 0, GPG_TIMEOUT_S);
+}
+
 int repo_fingerprint(const char *state_dir, char out[64])
 {
 	char *path = util_fmt("%s/repo-key/fingerprint", state_dir);
@@ -223,17 +245,11 @@ static int try_sign(const char *dir, const char *fpr)
 	 * signature that fails, whatever it is (never /dev/null) */
 	char *probe = util_fmt("%s/.probe", dir),
 	     *signed_probe = util_fmt("%s/.probe.asc", dir);
-	const char *argv[] = {
-		"gpg",	    "--homedir",       dir,	   "--batch",
-		"--yes",    "--pinentry-mode", "loopback", "--passphrase",
-		"",	    "--local-user",    fpr,	   "--clearsign",
-		"--output", signed_probe,      probe,	   NULL
-	};
 	int rc = probe && signed_probe
 			 ? util_write_atomic(probe, "bisectd\n", 8)
 			 : ERR_NOMEM;
 
-	if (!rc && run_tool(argv, NULL, "/dev/null", 0, GPG_TIMEOUT_S))
+	if (!rc && gpg_sign(dir, fpr, "--clearsign", signed_probe, probe))
 		rc = err_set(ERR_INPUT, "the key cannot sign without a "
 					"passphrase: import one without");
 	if (probe)
@@ -434,42 +450,10 @@ static int make_suite(const char *apt, const char *dir, const char *suite,
 		if (!rc && rename(rel, relin))
 			rc = err_sys(ERR_INFRA, "cannot move %s", rel);
 	}
-	if (!rc) {
-		const char *argv[] = { "gpg",	   "--homedir",
-				       key,	   "--batch",
-				       "--yes",	   "--pinentry-mode",
-				       "loopback", "--passphrase",
-				       "",	   "--local-user",
-				       fpr,	   "--digest-algo",
-				       "SHA512",   "--clearsign",
-				       "--output", inrel,
-				       relin,	   NULL };
-
-		rc = run_tool(argv, NULL, "/dev/null", 0, GPG_TIMEOUT_S);
-	}
-	if (!rc) {
-		const char *argv[] = { "gpg",
-				       "--homedir",
-				       key,
-				       "--batch",
-				       "--yes",
-				       "--pinentry-mode",
-				       "loopback",
-				       "--passphrase",
-				       "",
-				       "--local-user",
-				       fpr,
-				       "--digest-algo",
-				       "SHA512",
-				       "--armor",
-				       "--detach-sign",
-				       "--output",
-				       sig,
-				       relin,
-				       NULL };
-
-		rc = run_tool(argv, NULL, "/dev/null", 0, GPG_TIMEOUT_S);
-	}
+	if (!rc)
+		rc = gpg_sign(key, fpr, "--clearsign", inrel, relin);
+	if (!rc)
+		rc = gpg_sign(key, fpr, "--detach-sign", sig, relin);
 	if (rel)
 		unlink(rel);
 	free(bin);
@@ -622,27 +606,8 @@ static int make_rpm_repo(const char *dir, const char *key, const char *fpr)
 				      FTPARCHIVE_TIMEOUT_S)
 			   : ERR_NOMEM;
 
-	if (!rc) {
-		const char *argv[] = { "gpg",
-				       "--homedir",
-				       key,
-				       "--batch",
-				       "--yes",
-				       "--pinentry-mode",
-				       "loopback",
-				       "--passphrase",
-				       "",
-				       "--local-user",
-				       fpr,
-				       "--armor",
-				       "--detach-sign",
-				       "--output",
-				       sig,
-				       md,
-				       NULL };
-
-		rc = run_tool(argv, NULL, "/dev/null", 0, GPG_TIMEOUT_S);
-	}
+	if (!rc)
+		rc = gpg_sign(key, fpr, "--detach-sign", sig, md);
 	free(md);
 	free(sig);
 	return rc;

@@ -57,13 +57,23 @@ page=$pk/index.html
 check "the download page: install, uname -r, uninstall, Secure Boot" \
 	sh -c "grep -q 'sudo apt install ./linux-image-$rel' '$page' && grep -q 'uname -r' '$page' && grep -q 'sudo apt remove linux-image-$rel' '$page' && grep -q 'mokutil --sb-state' '$page' && grep -q 'rpm -ivh kernel-6.1.192~bisectd' '$page'"
 
-# the same build as a job of bisectd, run by a worker
+# the same build as a job of bisectd, run by a worker; bisectd has a
+# repository key, and publishes the build in its APT repository
 make_tokens
+fpr=$("$BISECTD" --state "$STATE" repo-key)
+GNUPGHOME=$SCRATCH/home-gnupg # (--show-keys writes a trustdb there)
+export GNUPGHOME
+mkdir -m 700 "$GNUPGHOME"
+check "bisectd repo-key made a key ($fpr)" \
+	'[ ${#fpr} -eq 40 ] && [ "$(stat -c %a "$STATE/repo-key")" = 700 ] &&
+	 gpg --show-keys --with-colons "$STATE/repo/apt/bisectd-archive-keyring.gpg" |
+	 grep -q "^fpr:::::::::$fpr:"'
 start_bisectd --lease 60
 start_worker builder --recipes tiny --slot ''
 "$BISECTCTL" --server "$URL" --token "$STOKEN" build --repo "$REPO" \
 	--commit "$CULPRIT" --patch "$SCRATCH/revert.patch" --recipe tiny \
-	--format deb,rpm --json "$SCRATCH/job.json" > "$SCRATCH/rout" 2> "$SCRATCH/rerr"
+	--format deb,rpm --channel fix-12345 --json "$SCRATCH/job.json" \
+	> "$SCRATCH/rout" 2> "$SCRATCH/rerr"
 rc=$?
 check "bisectctl --server build exits 0 (got $rc)" [ "$rc" -eq 0 ]
 check "the build job ended: built" jq_true "$SCRATCH/job.json" '.result == "built"'
@@ -81,6 +91,96 @@ curl -s -o "$SCRATCH/dl.deb" "$URL/api/v1/jobs/$jid/steps/$sid/artifacts/$pkg"
 curl -s -o "$SCRATCH/SUMS" "$URL/api/v1/jobs/$jid/steps/$sid/artifacts/SHA256SUMS"
 check "the downloaded package matches its SHA256SUMS line" \
 	[ "$(sha256sum < "$SCRATCH/dl.deb" | cut -d' ' -f1)" = "$(grep " $pkg\$" "$SCRATCH/SUMS" | cut -d' ' -f1)" ]
+
+# the APT repository: apt on this machine, with lists, cache and sources
+# of its own, checks the signature with the key given by signed-by
+suite=bisectd-$jid
+sed 's/^[0-9a-f]*  *//' "$SCRATCH/SUMS" > "$SCRATCH/SUMS.names"
+for _ in $(seq 120); do
+	[ "$(curl -s -o /dev/null -w '%{http_code}' "$URL/repo/apt/dists/$suite/InRelease")" = 200 ] && break
+	sleep 0.5
+done
+A=$SCRATCH/apt
+mkdir -p "$A/lists/partial" "$A/cache/archives/partial" "$A/parts" "$A/get"
+curl -s -o "$A/keyring.gpg" "$URL/repo/apt/bisectd-archive-keyring.gpg"
+aptget() { # aptget SUITE ARGS...: apt-get against bisectd's suite alone
+	echo "deb [signed-by=$A/keyring.gpg] $URL/repo/apt $1 main" > "$A/sources.list"
+	shift
+	(cd "$A/get" && apt-get -q -o Dir::Etc::SourceList="$A/sources.list" \
+		-o Dir::Etc::SourceParts="$A/parts" -o Dir::State::Lists="$A/lists" \
+		-o Dir::Cache="$A/cache" -o APT::Sandbox::User=root \
+		-o Debug::NoLocking=1 "$@") > "$A/out" 2>&1
+}
+check "apt update of the build's suite: its signature is good" \
+	'aptget "$suite" update && ! grep -q "^[WE]:" "$A/out"'
+check "apt download gets the image, the same bytes" \
+	'aptget "$suite" download "linux-image-$rel" &&
+	 cmp -s "$A/get/$pkg" "$SCRATCH/dl.deb"'
+check "only the kernel's own packages are in it: the built linux-libc-dev is not" \
+	'curl -s "$URL/repo/apt/dists/$suite/main/binary-amd64/Packages" |
+	 sed -n "s/^Package: //p" | sort > "$A/names" && [ -s "$A/names" ] &&
+	 ! grep -qv "^linux-\(image\|headers\)-$rel\(-dbg\)\?\$" "$A/names" &&
+	 grep -q "^linux-libc-dev_.*\.deb\$" "$SCRATCH/SUMS.names"'
+rm -f "$A/get"/*.deb
+check "the channel fix-12345 is a signed suite with the same image" \
+	'aptget fix-12345 update && ! grep -q "^[WE]:" "$A/out" &&
+	 aptget fix-12345 download "linux-image-$rel" && cmp -s "$A/get/$pkg" "$SCRATCH/dl.deb"'
+check "the download page gives the lines to paste and the fingerprint" \
+	'curl -s "$URL/jobs/$jid/download" > "$SCRATCH/download.html" &&
+	 grep -q "deb \[signed-by=/usr/share/keyrings/bisectd-archive-keyring.gpg\] $URL/repo/apt $suite main" "$SCRATCH/download.html" &&
+	 grep -q "$fpr" "$SCRATCH/download.html" && grep -q "<code>fix-12345</code>" "$SCRATCH/download.html"'
+# tampered with, the repository is refused
+dists=$STATE/repo/apt/dists/$suite
+cp "$dists/main/binary-amd64/Packages" "$SCRATCH/Packages.kept"
+sed -i 's/^Description: .*/Description: changed/' "$dists/main/binary-amd64/Packages"
+rm -rf "$A/lists"; mkdir -p "$A/lists/partial"
+check "a changed Packages file: apt refuses it" \
+	'! aptget "$suite" update || grep -q "^E:" "$A/out"'
+grep '^[WE]:' "$A/out" | sed 's/^/# /'
+cp "$SCRATCH/Packages.kept" "$dists/main/binary-amd64/Packages"
+mv "$dists/InRelease" "$SCRATCH/InRelease.kept"
+mv "$dists/Release.gpg" "$SCRATCH/Release.gpg.kept"
+rm -rf "$A/lists"; mkdir -p "$A/lists/partial"
+check "an unsigned Release: apt refuses it" \
+	'! aptget "$suite" update && grep -q "is not signed" "$A/out"'
+mv "$SCRATCH/InRelease.kept" "$dists/InRelease"
+mv "$SCRATCH/Release.gpg.kept" "$dists/Release.gpg"
+# the RPM repository, with dnf (its metadata's signature: repo_gpgcheck)
+# in an install root of its own, and rpm -K (the package's)
+R=$SCRATCH/dnf
+mkdir -p "$R/root" "$R/repos" "$R/db"
+rpmpkg=$(cd "$pk" && ls kernel-6.1.192~bisectd*.rpm | grep -v headers | head -n 1)
+dnfq() { # dnfq REPO ARGS...: dnf against bisectd's repository alone
+	printf '[b]\nname=bisectd\nbaseurl=%s\ngpgcheck=1\nrepo_gpgcheck=1\ngpgkey=%s\n' \
+		"$URL/repo/rpm/$1" "$URL/repo/rpm/RPM-GPG-KEY-bisectd" > "$R/repos/b.repo"
+	shift
+	timeout 300 dnf -y -q --installroot="$R/root" --setopt=reposdir="$R/repos" \
+		--setopt=cachedir="$R/cache" --setopt=skip_if_unavailable=False \
+		--releasever=12 --disableplugin='*' \
+		"$@" > "$R/out" 2>&1
+}
+check "dnf reads the build's RPM repository, its metadata signed" \
+	'dnfq "$suite" repoquery --repo b kernel && grep -q "^kernel-0:6.1.192~bisectd" "$R/out"'
+check "the package there is signed with the repository key" \
+	'curl -s -o "$R/k.rpm" "$URL/repo/rpm/$suite/$rpmpkg" &&
+	 rpm --dbpath "$R/db" --import "$STATE/repo/rpm/RPM-GPG-KEY-bisectd" &&
+	 rpm --dbpath "$R/db" -K "$R/k.rpm" | grep -q "digests signatures OK"'
+check "the channel is an RPM repository too" \
+	'rm -rf "$R/cache" && dnfq fix-12345 repoquery --repo b kernel && grep -q "^kernel-0:6.1.192~bisectd" "$R/out"'
+md=$STATE/repo/rpm/$suite/repodata/repomd.xml
+cp "$md" "$SCRATCH/repomd.kept"
+sed -i 's|<revision>|<revision>1|' "$md"
+check "a changed repomd.xml: dnf refuses it" \
+	'rm -rf "$R/cache" && ! dnfq "$suite" repoquery --repo b kernel &&
+	 grep -q "Bad GPG signature" "$R/out"'
+sed 's/^/# /' "$R/out" | tail -n 2
+cp "$SCRATCH/repomd.kept" "$md"
+for d in "$R"/cache/*/pubring; do # dnf left gpg-agents for its keyrings
+	gpgconf --homedir "$d" --kill gpg-agent 2> /dev/null
+done
+check "a path outside the repository is not served" \
+	'[ "$(curl -s -o /dev/null -w "%{http_code}" --path-as-is "$URL/repo/apt/../state.db")" = 404 ] &&
+	 [ "$(curl -s -o /dev/null -w "%{http_code}" "$URL/repo/apt/dists/.$suite")" = 404 ]'
 
 # untrusted patches build in the sandbox: a Makefile that writes outside
 # the tree, or reaches the network, fails the build and changes nothing
