@@ -357,11 +357,65 @@ static void text_outcome(struct buf *b, const struct session *s)
 	json_decref(x);
 }
 
+/* s as one word of sh: single-quoted unless it needs nothing. */
+static void put_word(struct buf *b, const char *s)
+{
+	const char *p;
+
+	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuv"
+			    "wxyz0123456789/._+:@=-") == strlen(s)) {
+		buf_puts(b, s);
+		return;
+	}
+	buf_puts(b, "'");
+	for (p = s; *p; p++)
+		buf_puts(b, *p == '\'' ? "'\\''" : (char[]){ *p, 0 });
+	buf_puts(b, "'");
+}
+
+/*
+ * What a kernel bisection's answer leads to, as the command that does
+ * it: a regression's, finding its fix in a newer kernel; a fix's,
+ * building it into a Debian release.  NULL when there is none; *what
+ * says it in words.  The caller frees.
+ */
+static char *next_command(const struct session *s, const struct report_info *ri,
+			  const char **what)
+{
+	char hex[GU_HEXSZ + 1];
+	struct buf b;
+
+	if (ri->error_code || s->state != ENGINE_FOUND || !ri->recipe)
+		return NULL;
+	gu_oid_hex(hex, &s->first_bad);
+	buf_init(&b, 1 << 16);
+	if (is_fix(s)) {
+		*what = "build a Debian release with the fix";
+		buf_puts(&b, "bisectctl backport --repo ");
+		put_word(&b, ri->repo_path);
+		buf_printf(&b, " --fix %s --release ABI --flavour FLAVOUR",
+			   hex);
+	} else {
+		*what = "find the fix in a newer kernel (NEWER: one that "
+			"passes)";
+		buf_puts(&b, "bisectctl bisect --fix --repo ");
+		put_word(&b, ri->repo_path);
+		buf_printf(&b, " --bad %s --good NEWER --recipe ", hex);
+		put_word(&b, ri->recipe->name);
+	}
+	if (ri->test_script) {
+		buf_puts(&b, " --test ");
+		put_word(&b, ri->test_script);
+	}
+	return buf_detach(&b);
+}
+
 int report_json(char **out, const struct session *s,
 		const struct report_info *ri)
 {
 	json_t *o = json_object(), *steps = json_array(), *cands = json_array();
-	char hex[GU_HEXSZ + 1];
+	char hex[GU_HEXSZ + 1], *next;
+	const char *what = NULL;
 	size_t i;
 
 	json_object_set_new(o, "result",
@@ -383,6 +437,12 @@ int report_json(char **out, const struct session *s,
 			json_object_set_new(o, "fixed_by", json_string(hex));
 			json_object_set_new(o, "fix_facts",
 					    fix_facts_json(s, ri));
+		}
+		if ((next = next_command(s, ri, &what))) {
+			json_object_set_new(o, "next",
+					    json_pack("{s:s, s:s}", "what",
+						      what, "command", next));
+			free(next);
 		}
 		json_array_append_new(cands, json_string(hex));
 	} else {
@@ -433,7 +493,8 @@ int report_json(char **out, const struct session *s,
 		if (kernel)
 			json_object_set_new(
 				o, "regzbot",
-				json_sprintf("#regzbot introduced: %.12s",
+				json_sprintf("#regzbot %s: %.12s",
+					     is_fix(s) ? "fix" : "introduced",
 					     hex));
 		buf_release(&to);
 		buf_release(&cc);
@@ -500,6 +561,8 @@ int report_text(struct buf *b, const struct session *s,
 		const struct report_info *ri)
 {
 	const struct step_result *cs;
+	const char *what = NULL;
+	char *next;
 	char hex[GU_HEXSZ + 1];
 	size_t i;
 
@@ -522,6 +585,12 @@ int report_text(struct buf *b, const struct session *s,
 			buf_puts(b, "\n");
 		}
 		text_outcome(b, s);
+		if ((next = next_command(s, ri, &what))) {
+			buf_printf(b, "next: %s:\n  ", what);
+			buf_put_shown(b, next, 0);
+			buf_puts(b, "\n");
+			free(next);
+		}
 	} else if (s->outcome && strstr(s->outcome, "\"rejected\":")) {
 		buf_puts(b, "ambiguous: ");
 		buf_put_shown(b,
@@ -691,7 +760,8 @@ int report_mail(struct buf *out, const struct session *s,
 	const struct step_result *cs = culprit_step(s);
 	struct gu_commit c;
 	struct buf to, cc, body, subject, *b = &body;
-	char hex[GU_HEXSZ + 1], bad[GU_HEXSZ + 1];
+	char hex[GU_HEXSZ + 1], bad[GU_HEXSZ + 1], *next;
+	const char *what = NULL;
 	size_t i;
 	int kernel, rc;
 
@@ -773,6 +843,12 @@ int report_mail(struct buf *out, const struct session *s,
 		buf_puts(b, "\n");
 		text_outcome(b, s);
 	}
+	if ((next = next_command(s, ri, &what))) {
+		buf_printf(b, "\nNext, to %s:\n\n  ", what);
+		buf_put_shown(b, next, 0);
+		buf_puts(b, "\n");
+		free(next);
+	}
 	buf_printf(b, "\nSteps (%zu candidates at the start):\n\n",
 		   s->initial_candidates);
 	buf_printf(b, "  %-3s %-12s %-10s %-7s %s\n", "#", "commit", "role",
@@ -803,7 +879,8 @@ int report_mail(struct buf *out, const struct session *s,
 		}
 	}
 	if (kernel)
-		buf_printf(b, "\n#regzbot introduced: %.12s\n", hex);
+		buf_printf(b, "\n#regzbot %s: %.12s\n",
+			   is_fix(s) ? "fix" : "introduced", hex);
 	{
 		struct mail_out m = { .from = ri->mail_from ? ri->mail_from
 							    : REPORT_MAIL_FROM,

@@ -165,6 +165,29 @@ static const struct command {
 	  "bisectctl build --repo ~/linux --commit v6.1.192 --patch fix.mbox "
 	  "\\\n"
 	  "    --recipe debian-cloud-amd64 --format deb,rpm --out pkgs\n" },
+	{ "backport", cmd_backport,
+	  "backport [--repo DIR] --fix COMMIT\n"
+	  "      (--release ABI --flavour FLAVOUR | --source DEBIAN-VERSION)\n"
+	  "      [--recipe NAME] [--test SCRIPT] [--runs N] [--patch FILE]...\n"
+	  "      [--format deb,rpm] [--install-test] [--channel NAME]\n"
+	  "      [--json FILE] [--out DIR] [--no-sandbox]\n"
+	  "      Build Debian's kernel of a release with a fix: COMMIT of\n"
+	  "      --repo (a fix bisection's answer) as a patch on the\n"
+	  "      release's source, as build --source does.  --release ABI\n"
+	  "      (6.1.0-57) takes the source version of Debian's\n"
+	  "      linux-image-ABI-FLAVOUR and that release's own config\n"
+	  "      (the recipe debian-FLAVOUR unless --recipe); --source\n"
+	  "      takes the version and the recipe's config; --patch files\n"
+	  "      go before the fix.  --test boots\n"
+	  "      the packages with the test that showed the failure: exit\n"
+	  "      0 when it passes there, 4 when it still fails, 1 when it\n"
+	  "      does not build, 2 when the fix does not apply (its file and\n"
+	  "      hunk named).\n"
+	  "      With --server, bisectd builds it and publishes it in its\n"
+	  "      signed repositories (--channel as build's).",
+	  "bisectctl backport --repo ~/linux --fix 0123abcd --release 6.1.0-57 "
+	  "\\\n"
+	  "    --flavour cloud-amd64 --test crash-test.sh --install-test\n" },
 	{ "config", cmd_config,
 	  "config FILE | --release ABI --flavour FLAVOUR\n"
 	  "      Print the kernel config in FILE: a config (plain or\n"

@@ -262,28 +262,10 @@ static int build_finish(const struct buildjob_result *r, const struct common *c,
 	return r->installed && r->install.verdict != VERDICT_GOOD ? 4 : 0;
 }
 
-int cmd_build(int argc, char **argv)
+/* The build, local or through bisectd, once its options are parsed. */
+static int build_main(struct common *c, struct kernel_opts *k,
+		      struct build_opts *b)
 {
-	static const struct option opts[] = {
-		{ "repo", required_argument, NULL, 'r' },
-		{ "commit", required_argument, NULL, 'C' },
-		{ "patch", required_argument, NULL, 'p' },
-		{ "format", required_argument, NULL, 'F' },
-		{ "dbg", no_argument, NULL, 'D' },
-		{ "no-sandbox", no_argument, NULL, 'N' },
-		{ "install-test", no_argument, NULL, 'I' },
-		{ "sign-key", required_argument, NULL, 'K' },
-		{ "sign-cert", required_argument, NULL, 'T' },
-		{ "source", required_argument, NULL, 'S' },
-		{ "channel", required_argument, NULL, 'H' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "out", required_argument, NULL, 'o' },
-		KERNEL_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	struct common c = { .repo_path = ".", .confidence = -1 };
-	struct kernel_opts k = { .runs = 1 };
-	struct build_opts b = { .deb = 1 };
 	struct bisect_ctx ctx = { .lock = -1 };
 	struct recipe recipe = { 0 };
 	struct buildjob_result r = { 0 };
@@ -292,66 +274,228 @@ int cmd_build(int argc, char **argv)
 	char *out = NULL, *cache = NULL;
 	int rc, status;
 
-	status = ctl_parse_kernel_args(argc, argv, opts, &c, &k, build_opt, &b,
-				       "build");
-	if (status)
-		goto done;
 	if (ctl_server) {
-		status = build_remote(&c, &k, &b);
+		status = build_remote(c, k, b);
 		goto done;
 	}
-	if (b.channel) {
+	if (b->channel) {
 		status = ctl_usage_error("--channel names a suite of "
 					 "bisectd's APT repository: it goes "
 					 "with --server");
 		goto done;
 	}
-	rc = build_check(&b);
+	rc = build_check(b);
 	if (!rc)
-		rc = build_base(&ctx, &recipe, &k, &c, &b, &repo, &oid, &cache);
-	if (!rc && !(out = ctl_make_out_dir(c.out)))
+		rc = build_base(&ctx, &recipe, k, c, b, &repo, &oid, &cache);
+	if (!rc && !(out = ctl_make_out_dir(c->out)))
 		rc = ERR_INFRA;
 	if (!rc) {
 		struct buildjob_spec bs = {
 			.repo = repo,
 			.base = oid,
-			.names = b.p.names,
-			.texts = (const char *const *)b.p.texts,
-			.lens = b.p.lens,
-			.npatches = b.p.n,
+			.names = b->p.names,
+			.texts = (const char *const *)b->p.texts,
+			.lens = b->p.lens,
+			.npatches = b->p.n,
 			.recipe = &recipe,
 			.test_script = ctx.test,
-			.runs = k.runs,
+			.runs = k->runs,
 			.work_dir = ctx.work_dir,
 			.out_dir = out,
-			.deb = b.deb,
-			.rpm = b.rpm,
-			.dbg = b.dbg,
-			.sandbox = !b.no_sandbox,
+			.deb = b->deb,
+			.rpm = b->rpm,
+			.dbg = b->dbg,
+			.sandbox = !b->no_sandbox,
 			.live = isatty(2),
-			.sign_key = b.sign_key,
-			.sign_cert = b.sign_cert,
-			.install = b.install,
+			.sign_key = b->sign_key,
+			.sign_cert = b->sign_cert,
+			.install = b->install,
 			.cache_dir = cache,
 		};
 
 		fprintf(stderr,
 			"bisectctl: building %s with %zu patch(es), "
 			"recipe %s%s, output %s\n",
-			b.source   ? b.source
-			: b.commit ? b.commit
-				   : "HEAD",
-			b.p.n, recipe.name, bs.sandbox ? " in the sandbox" : "",
-			out);
+			b->source   ? b->source
+			: b->commit ? b->commit
+				    : "HEAD",
+			b->p.n, recipe.name,
+			bs.sandbox ? " in the sandbox" : "", out);
 		rc = buildjob_run(&r, &bs);
 	}
-	status = rc ? ctl_fail(rc) : build_finish(&r, &c, recipe.name, out);
+	status = rc ? ctl_fail(rc) : build_finish(&r, c, recipe.name, out);
 done:
-	ctl_release_patches(&b.p);
 	buildjob_release(&r);
 	ctl_kernel_release(&ctx, &recipe);
 	gu_close(repo);
 	free(out);
 	free(cache);
+	return status;
+}
+
+#define BUILD_LONGOPTS                                                         \
+	{ "patch", required_argument, NULL, 'p' },                             \
+		{ "format", required_argument, NULL, 'F' },                    \
+		{ "dbg", no_argument, NULL, 'D' },                             \
+		{ "no-sandbox", no_argument, NULL, 'N' },                      \
+		{ "install-test", no_argument, NULL, 'I' },                    \
+		{ "source", required_argument, NULL, 'S' },                    \
+		{ "channel", required_argument, NULL, 'H' },                   \
+		{ "json", required_argument, NULL, 'j' },                      \
+		{ "out", required_argument, NULL, 'o' },                       \
+	{                                                                      \
+		"repo", required_argument, NULL, 'r'                           \
+	}
+
+int cmd_build(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "commit", required_argument, NULL, 'C' },
+		{ "sign-key", required_argument, NULL, 'K' },
+		{ "sign-cert", required_argument, NULL, 'T' },
+		BUILD_LONGOPTS,
+		KERNEL_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct common c = { .repo_path = ".", .confidence = -1 };
+	struct kernel_opts k = { .runs = 1 };
+	struct build_opts b = { .deb = 1 };
+	int status;
+
+	status = ctl_parse_kernel_args(argc, argv, opts, &c, &k, build_opt, &b,
+				       "build");
+	if (!status)
+		status = build_main(&c, &k, &b);
+	ctl_release_patches(&b.p);
+	return status;
+}
+
+/* backport's own options: --fix and --release, then build's. */
+enum { OPT_FIX_COMMIT = 1200, OPT_RELEASE };
+
+struct backport_opts {
+	struct build_opts b;
+	const char *fix, *release;
+};
+
+static int backport_opt(int opt, const char *arg, void *payload)
+{
+	struct backport_opts *x = payload;
+
+	switch (opt) {
+	case OPT_FIX_COMMIT:
+		x->fix = arg;
+		return 1;
+	case OPT_RELEASE:
+		x->release = arg;
+		return 1;
+	}
+	return build_opt(opt, arg, &x->b);
+}
+
+/*
+ * The fix as the build's last patch, after the --patch files (the
+ * release's own changes): the commit of --repo as a mail of git
+ * format-patch, named fix-SHORT.patch.
+ */
+static int fix_patch(struct patches *p, const char *repo_path, const char *fix)
+{
+	static char name[64];
+	struct gu_repo *repo = NULL;
+	struct gu_oid oid;
+	char hex[GU_HEXSZ + 1];
+	struct buf b;
+	int rc = gu_open(&repo, repo_path);
+
+	buf_init(&b, 64u << 20);
+	if (!rc)
+		rc = gu_resolve(repo, fix, &oid);
+	if (!rc)
+		rc = gu_format_patch(repo, &oid, &b);
+	gu_close(repo);
+	if (!rc && p->n == MAX_PATCHES)
+		rc = err_set(ERR_INPUT, "more than %d patches", MAX_PATCHES);
+	if (!rc) {
+		gu_oid_hex(hex, &oid);
+		snprintf(name, sizeof(name), "fix-%.12s.patch", hex);
+		p->names[p->n] = name;
+		p->lens[p->n] = b.len;
+		p->texts[p->n++] = buf_detach(&b);
+	}
+	buf_release(&b);
+	return rc;
+}
+
+/*
+ * backport: a fix (a commit of --repo) built into a Debian release, as
+ * build --source does, with the release's own config when it is named
+ * by its ABI (--release, mapped to its source version by APT).
+ */
+int cmd_backport(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "fix", required_argument, NULL, OPT_FIX_COMMIT },
+		{ "release", required_argument, NULL, OPT_RELEASE },
+		BUILD_LONGOPTS,
+		KERNEL_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct common c = { .repo_path = ".", .confidence = -1 };
+	struct kernel_opts k = { .runs = 1 };
+	struct backport_opts x = { .b = { .deb = 1 } };
+	char version[64], recipe[96];
+	int status, rc = 0;
+
+	status = ctl_parse_kernel_args(argc, argv, opts, &c, &k, backport_opt,
+				       &x, "backport");
+	if (status)
+		goto done;
+	if (!x.fix || !x.release == !x.b.source) {
+		status = ctl_usage_error("backport needs --fix COMMIT and "
+					 "--release ABI or --source "
+					 "DEBIAN-VERSION");
+		goto done;
+	}
+	if (x.release) {
+		if (!k.flavour) {
+			status = ctl_usage_error("--release needs --flavour "
+						 "(its package's, such as "
+						 "cloud-amd64)");
+			goto done;
+		}
+		if (k.base_release) {
+			status = ctl_usage_error("--release is the base "
+						 "release already");
+			goto done;
+		}
+		if ((rc = ctl_release_words_ok(x.release, k.flavour,
+					       "--release"))) {
+			status = ctl_fail(rc);
+			goto done;
+		}
+		/* the release's own config, and its source */
+		k.base_release = x.release;
+		rc = releases_source_version(k.flavour, x.release, version,
+					     sizeof(version));
+		if (!rc)
+			x.b.source = version;
+		if (!rc && !k.recipe) {
+			snprintf(recipe, sizeof(recipe), "debian-%s",
+				 k.flavour);
+			k.recipe = recipe;
+		}
+	}
+	if (!rc)
+		rc = fix_patch(&x.b.p, c.repo_path, x.fix);
+	if (rc) {
+		status = ctl_fail(rc);
+		goto done;
+	}
+	fprintf(stderr, "bisectctl: backporting %s onto Debian's %s%s%s\n",
+		x.b.p.names[x.b.p.n - 1], x.b.source,
+		x.release ? ", release " : "", x.release ? x.release : "");
+	status = build_main(&c, &k, &x.b);
+done:
+	ctl_release_patches(&x.b.p);
 	return status;
 }

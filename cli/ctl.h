@@ -183,6 +183,7 @@ int ctl_setup_one_commit(struct bisect_ctx *ctx, struct recipe *recipe,
 int ctl_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cmd_bisect(int argc, char **argv);
 int cmd_build(int argc, char **argv);
+int cmd_backport(int argc, char **argv);
 int cmd_classify(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 int cmd_maintainers(int argc, char **argv);

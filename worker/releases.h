@@ -96,6 +96,10 @@ int releases_linear(struct linear_probe *lp, long *culprit, double *confidence);
  * when it is not there (APT's logs go to out_dir): its path into *deb,
  * which the caller frees.  ERR_INPUT for a release APT does not know of.
  */
+/* The source version of Debian's linux-image-ABI-FLAVOUR (6.1.0-47:
+ * 6.1.170-3) into out, from APT's index; ERR_INPUT when APT has none. */
+int releases_source_version(const char *flavour, const char *abi, char *out,
+			    size_t size);
 int releases_package(const char *cache, const char *flavour, const char *abi,
 		     const char *out_dir, char **deb);
 

@@ -197,6 +197,45 @@ int releases_describe(struct rel_state *st, struct release *r)
 }
 
 /*
+ * The version of Debian's linux-image-ABI-FLAVOUR, which is its source
+ * package's (6.1.0-47 is 6.1.170-3), from APT's index.  ERR_INPUT for a
+ * release APT does not know of.
+ */
+int releases_source_version(const char *flavour, const char *abi, char *out,
+			    size_t size)
+{
+	char *pkg = util_fmt("linux-image-%s-%s", abi, flavour);
+	const char *argv[] = { "apt-cache", "show", "--no-all-versions", pkg,
+			       NULL };
+	char log[] = "/tmp/bisectd-apt-show.XXXXXX";
+	struct buf b;
+	int fd = mkstemp(log), rc;
+
+	buf_init(&b, 1 << 20);
+	if (fd >= 0)
+		close(fd);
+	rc = !pkg     ? err_set(ERR_NOMEM, "out of memory")
+	     : fd < 0 ? err_sys(ERR_INFRA, "cannot make a temporary file")
+		      : releases_run_tool(argv, NULL, log);
+	if (!rc)
+		rc = buf_read_file(&b, log);
+	if (!rc)
+		field(buf_str(&b), "Version", out, size);
+	if (rc || !*out ||
+	    strspn(out, "0123456789abcdefghijklmnopqrstuvwxyz.+~-") !=
+		    strlen(out))
+		rc = err_set(ERR_INPUT,
+			     "APT knows no package %s (apt-cache show; "
+			     "apt-get update, or another release)",
+			     pkg ? pkg : abi);
+	if (fd >= 0)
+		unlink(log);
+	buf_release(&b);
+	free(pkg);
+	return rc;
+}
+
+/*
  * 1 for a module the boot needs: virtio's (the devices QEMU gives) and
  * the filesystems', for a test that mounts a disk.
  */

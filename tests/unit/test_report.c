@@ -20,6 +20,7 @@
 #include "buf.h"
 #include "error.h"
 #include "gitutil.h"
+#include "recipe.h"
 #include "report.h"
 #include "session.h"
 #include "step.h"
@@ -168,6 +169,71 @@ static void test_report__control_characters_shown(void **state)
 	gu_close(repo);
 }
 
+/*
+ * What a kernel bisection's answer leads to: a regression's report
+ * offers the fix bisection, a fix's the backport, each one command with
+ * the repository's path one word of sh; a fix's mail is regzbot's
+ * "fix:"; generic mode offers none.
+ */
+static void test_report__next(void **state)
+{
+	struct session s;
+	struct gu_repo *repo;
+	char tiny[] = "tiny";
+	struct recipe recipe = { .name = tiny };
+	struct report_info ri = { .mode = "bisect",
+				  .repo_path = "/srv/a b'c",
+				  .recipe = &recipe,
+				  .test_script = "/t/crash.sh" };
+	struct buf text, mail;
+	char *json = NULL, *path, want[512];
+
+	(void)state;
+	path = util_fmt("%s/r", top);
+	assert_int_equal(gu_open(&repo, path), 0);
+	free(path);
+	session_init(&s);
+	s.repo = repo;
+	s.state = ENGINE_FOUND;
+	assert_int_equal(gu_resolve(repo, bad, &s.first_bad), 0);
+	buf_init(&text, 0);
+	assert_int_equal(report_text(&text, &s, &ri), 0);
+	snprintf(want, sizeof(want),
+		 "next: find the fix in a newer kernel (NEWER: one that "
+		 "passes):\n  bisectctl bisect --fix --repo '/srv/a b'\\''c' "
+		 "--bad %s --good NEWER --recipe tiny --test /t/crash.sh\n",
+		 bad);
+	assert_non_null(strstr(buf_str(&text), want));
+	buf_release(&text);
+	/* a fix */
+	s.outcome = strdup("{\"fix\":true}");
+	buf_init(&text, 0);
+	assert_int_equal(report_text(&text, &s, &ri), 0);
+	snprintf(want, sizeof(want),
+		 "  bisectctl backport --repo '/srv/a b'\\''c' --fix %s "
+		 "--release ABI --flavour FLAVOUR --test /t/crash.sh\n",
+		 bad);
+	assert_non_null(strstr(buf_str(&text), want));
+	assert_int_equal(report_json(&json, &s, &ri), 0);
+	assert_non_null(strstr(json, "\"what\": \"build a Debian release "
+				     "with the fix\""));
+	free(json);
+	buf_init(&mail, 0);
+	assert_int_equal(report_mail(&mail, &s, &ri, NULL), 0);
+	assert_non_null(strstr(buf_str(&mail), "Next, to build a Debian "
+					       "release with the fix:"));
+	buf_release(&mail);
+	/* generic mode: no next step */
+	ri.recipe = NULL;
+	ri.mode = "run";
+	assert_int_equal(report_json(&json, &s, &ri), 0);
+	assert_null(strstr(json, "\"next\""));
+	free(json);
+	buf_release(&text);
+	session_release(&s);
+	gu_close(repo);
+}
+
 /* The one helper: what it escapes, and what it keeps. */
 static void test_report__shown(void **state)
 {
@@ -201,6 +267,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report__shown),
+		cmocka_unit_test(test_report__next),
 		cmocka_unit_test(test_report__control_characters_shown),
 	};
 
