@@ -5,6 +5,7 @@
  * submitter, the bisect log, the reports and the artifacts.
  */
 #include "api_priv.h"
+#include "repo.h"
 
 enum MHD_Result api_get_job(struct api *a, struct MHD_Connection *mc,
 			    long long id)
@@ -91,7 +92,8 @@ enum MHD_Result api_list_jobs(struct api *a, struct MHD_Connection *mc)
  * its normal form; a webhook under the allowed prefixes, in its normal
  * form too.  *out: the request as the scheduler gets it.
  */
-static int submit_check(struct api *a, const char *body, size_t len, char **out)
+static int submit_check(struct api *a, const char *body, size_t len,
+			const char *owner, char **out)
 {
 	struct job_spec spec;
 	char *repo = NULL, *hook = NULL;
@@ -114,6 +116,8 @@ static int submit_check(struct api *a, const char *body, size_t len, char **out)
 		 (rc = policy_hook(a->o.hook_urls, spec.callback, &hook)))
 		rc = rc == ERR_INPUT ? err_wrap(ERR_INPUT, "field 'callback'")
 				     : rc;
+	else if (spec.channel)
+		rc = repo_channel_free(a->c->state_dir, spec.channel, owner);
 	if (!rc && repo) {
 		free(spec.repo);
 		spec.repo = repo;
@@ -176,7 +180,8 @@ enum MHD_Result api_submit(struct api *a, struct MHD_Connection *mc,
 	int rc, fetching, wait;
 	double now = util_now();
 
-	if ((rc = submit_check(a, buf_str(&cn->body), cn->body.len, &checked)))
+	if ((rc = submit_check(a, buf_str(&cn->body), cn->body.len, cn->owner,
+			       &checked)))
 		return api_error_reply(mc, api_status_for(rc), err_last());
 	fetching = sched_needs_fetch(checked, strlen(checked));
 	pthread_mutex_lock(&a->c->lock);

@@ -48,6 +48,8 @@
 
 #define GPG_TIMEOUT_S 60
 #define FTPARCHIVE_TIMEOUT_S 300
+/* the .deb and .rpm files of one build that are looked at */
+#define REPO_MAX_PACKAGES 16
 
 /* Run argv in cwd (NULL: here) with stdout (and stderr unless
  * stdout_only) to out_path; 0 when it exited 0. */
@@ -322,11 +324,16 @@ int repo_key_main(const char *state_dir, int argc, char **argv)
 	if (!rc)
 		rc = try_sign(fresh, fpr);
 	stop_agent(fresh);
-	if (!rc) {
-		util_remove_tree(dir);
-		if (rename(fresh, dir))
+	/* the new home takes the old one's place in one step (exchanged
+	 * when there is one), then the old one is removed */
+	if (!rc &&
+	    renameat2(AT_FDCWD, fresh, AT_FDCWD, dir, RENAME_NOREPLACE)) {
+		if (errno != EEXIST ||
+		    renameat2(AT_FDCWD, fresh, AT_FDCWD, dir, RENAME_EXCHANGE))
 			rc = err_sys(ERR_INFRA, "cannot move the key to %s",
 				     dir);
+		else
+			util_remove_tree(fresh); /* the old key's home */
 	}
 	if (!rc)
 		rc = export_key(state_dir, dir, fpr);
@@ -358,33 +365,88 @@ int repo_published(const char *state_dir, long long job)
 	return kinds;
 }
 
-/* 1 when the package's own name (its control file's) is one of the
- * kernel's of release. */
-static int kernel_package(const char *deb, const char *release,
-			  const char *scratch)
+/* What a publication needs: the key, the job's names, the release. */
+struct pub {
+	const char *state_dir, *channel, *release;
+	long long job;
+	char fpr[64], suite[64];
+	char version[256]; /* the packages': UPSTREAM~bisectd.ID */
+	char *key;
+};
+
+/*
+ * The fields of a .deb's control file (dpkg-deb --field) into b; 0 or
+ * < 0.
+ */
+static int deb_fields(struct buf *b, const char *deb, const char *scratch)
 {
-	const char *argv[] = { "dpkg-deb", "--field", deb, "Package", NULL };
-	char *out = util_fmt("%s/.field", scratch);
-	struct buf b;
-	int ok = 0;
+	const char *argv[] = { "dpkg-deb", "--field", deb, NULL };
+	char *out = util_fmt("%s/.fields", scratch);
+	int rc = out ? run_tool(argv, NULL, out, 1, GPG_TIMEOUT_S) : ERR_NOMEM;
 
-	buf_init(&b, 4096);
-	if (out && !run_tool(argv, NULL, out, 1, GPG_TIMEOUT_S) &&
-	    !buf_read_file(&b, out)) {
-		char want[3][300];
-		size_t len = strcspn(buf_str(&b), "\n"), i;
-
-		snprintf(want[0], sizeof(want[0]), "linux-image-%s", release);
-		snprintf(want[1], sizeof(want[1]), "linux-image-%s-dbg",
-			 release);
-		snprintf(want[2], sizeof(want[2]), "linux-headers-%s", release);
-		for (i = 0; i < 3; i++)
-			ok |= strlen(want[i]) == len &&
-			      !strncmp(buf_str(&b), want[i], len);
-	}
+	if (!rc)
+		rc = buf_read_file(b, out);
 	if (out)
 		unlink(out);
 	free(out);
+	return rc;
+}
+
+/* A field's value in a control file's text ("" when it has none). */
+static void control_field(const char *text, const char *name, char *out,
+			  size_t size)
+{
+	size_t len = strlen(name);
+	const char *p;
+
+	out[0] = '\0';
+	for (p = text; *p; p += strcspn(p, "\n"), p += *p == '\n')
+		if (!strncasecmp(p, name, len) && p[len] == ':') {
+			const char *v = p + len + 1 + strspn(p + len + 1, " ");
+
+			snprintf(out, size, "%.*s", (int)strcspn(v, "\n"), v);
+			return;
+		}
+}
+
+/*
+ * 1 when a .deb is one of the kernel's own packages of the build: its
+ * control file's Package linux-image-RELEASE[-dbg] or
+ * linux-headers-RELEASE, its Version the build's (UPSTREAM~bisectd.ID-1
+ * for RELEASE UPSTREAM-bisectd.ID), and none of the fields by which a
+ * package stands in for others (Provides, Replaces, Conflicts, Breaks,
+ * Essential, Enhances).
+ */
+static int kernel_package(const char *deb, const struct pub *pb,
+			  const char *scratch)
+{
+	static const char *const taken[] = { "Provides",  "Replaces",
+					     "Conflicts", "Breaks",
+					     "Essential", "Enhances" };
+	char want[3][300], v[300];
+	struct buf b;
+	size_t i;
+	int ok = 0;
+
+	buf_init(&b, 1 << 20);
+	if (!deb_fields(&b, deb, scratch)) {
+		snprintf(want[0], sizeof(want[0]), "linux-image-%s",
+			 pb->release);
+		snprintf(want[1], sizeof(want[1]), "linux-image-%s-dbg",
+			 pb->release);
+		snprintf(want[2], sizeof(want[2]), "linux-headers-%s",
+			 pb->release);
+		control_field(buf_str(&b), "Package", v, sizeof(v));
+		for (i = 0; i < 3; i++)
+			ok |= !strcmp(v, want[i]);
+		control_field(buf_str(&b), "Version", v, sizeof(v));
+		snprintf(want[0], sizeof(want[0]), "%s-1", pb->version);
+		ok &= !strcmp(v, want[0]);
+		for (i = 0; i < sizeof(taken) / sizeof(taken[0]); i++) {
+			control_field(buf_str(&b), taken[i], v, sizeof(v));
+			ok &= !*v;
+		}
+	}
 	buf_release(&b);
 	return ok;
 }
@@ -487,14 +549,6 @@ static int install_suite(const char *dists, const char *dir, const char *suite)
 	return rc;
 }
 
-/* What a publication needs: the key, the job's names, the release. */
-struct pub {
-	const char *state_dir, *channel, *release;
-	long long job;
-	char fpr[64], suite[64];
-	char *key;
-};
-
 static int ends_with(const char *s, const char *suffix)
 {
 	size_t l = strlen(s), n = strlen(suffix);
@@ -534,7 +588,7 @@ static int publish_apt(const struct pub *pb, const char *const *files, size_t n)
 
 		base = base ? base + 1 : files[i];
 		if (!ends_with(base, ".deb") ||
-		    !kernel_package(files[i], pb->release, pooldir))
+		    !kernel_package(files[i], pb, pooldir))
 			continue;
 		to = util_fmt("%s/%s", pooldir, base);
 		if (!to)
@@ -575,20 +629,52 @@ static int publish_apt(const struct pub *pb, const char *const *files, size_t n)
 	return rc < 0 ? rc : taken > 0;
 }
 
-/* 1 when the .rpm's own name is the kernel's ("kernel": not
- * kernel-headers, which would stand in for the distribution's). */
-static int kernel_rpm(const char *rpm, const char *scratch)
+/*
+ * 1 when an .rpm is the build's kernel: named kernel, of the build's
+ * version (UPSTREAM~bisectd.ID) without an epoch, providing only what
+ * binrpm-pkg's kernel does (kernel, kernel(ARCH), kernel-VERSION) and
+ * obsoleting or conflicting with nothing.  Not kernel-headers, which
+ * would stand in for the distribution's.
+ */
+static int kernel_rpm(const char *rpm, const struct pub *pb,
+		      const char *scratch)
 {
-	const char *argv[] = { "rpm",	     "-qp",  "--nosignature",
-			       "--nodigest", "--qf", "%{NAME}",
-			       rpm,	     NULL };
-	char *out = util_fmt("%s/.name", scratch);
+	const char *argv[] = { "rpm",
+			       "-qp",
+			       "--nosignature",
+			       "--nodigest",
+			       "--qf",
+			       "%{NAME}\n%{EPOCH}\n%{VERSION}\n"
+			       "[%{PROVIDENAME}\n]--\n[%{OBSOLETENAME}\n]"
+			       "[%{CONFLICTNAME}\n]",
+			       rpm,
+			       NULL };
+	char *out = util_fmt("%s/.query", scratch), want[300];
 	struct buf b;
-	int ok;
+	const char *p;
+	int ok = 0;
 
-	buf_init(&b, 4096);
-	ok = out && !run_tool(argv, NULL, out, 1, GPG_TIMEOUT_S) &&
-	     !buf_read_file(&b, out) && !strcmp(buf_str(&b), "kernel");
+	buf_init(&b, 1 << 20);
+	snprintf(want, sizeof(want), "kernel\n(none)\n%s\n", pb->version);
+	if (out && !run_tool(argv, NULL, out, 1, GPG_TIMEOUT_S) &&
+	    !buf_read_file(&b, out) &&
+	    !strncmp(buf_str(&b), want, strlen(want))) {
+		ok = 1;
+		for (p = buf_str(&b) + strlen(want); ok && *p;) {
+			size_t n = strcspn(p, "\n");
+			char line[300];
+
+			snprintf(line, sizeof(line), "%.*s", (int)n, p);
+			p += n + (p[n] == '\n');
+			if (!strcmp(line, "--"))
+				ok = !*p; /* nothing obsoleted or in conflict */
+			else
+				ok = !strcmp(line, "kernel") ||
+				     !strncmp(line, "kernel(", 7) ||
+				     (!strncmp(line, "kernel-", 7) &&
+				      !strcmp(line + 7, pb->version));
+		}
+	}
 	if (out)
 		unlink(out);
 	free(out);
@@ -640,7 +726,7 @@ static int publish_rpm(const struct pub *pb, const char *const *files, size_t n)
 		char *to, *also, *dir;
 
 		base = base ? base + 1 : files[i];
-		if (!ends_with(base, ".rpm") || !kernel_rpm(files[i], tmp))
+		if (!ends_with(base, ".rpm") || !kernel_rpm(files[i], pb, tmp))
 			continue;
 		to = util_fmt("%s/%s", tmp, base);
 		also = util_fmt("%s/%s", ctmp, base);
@@ -694,49 +780,138 @@ static int publish_rpm(const struct pub *pb, const char *const *files, size_t n)
 	return rc < 0 ? rc : taken > 0;
 }
 
+/*
+ * The packages' version of a build's kernel release: 6.1.192-bisectd.ID
+ * (ID in hex, as the worker makes it) is 6.1.192~bisectd.ID.  0 for a
+ * release that is not a build's: a release such as "amd64" would name
+ * Debian's own packages.
+ */
+static int build_version(const char *release, char *out, size_t size)
+{
+	const char *mark = release ? strstr(release, "-bisectd.") : NULL;
+	const char *id = mark ? mark + 9 : NULL;
+
+	if (!mark || mark == release || strlen(release) > 200 ||
+	    !(release[0] >= '0' && release[0] <= '9') ||
+	    strspn(release, "0123456789abcdefghijklmnopqrstuvwxyz.+~-") !=
+		    (size_t)(mark - release) + strlen(mark) ||
+	    strspn(release, "0123456789abcdefghijklmnopqrstuvwxyz.+~") !=
+		    (size_t)(mark - release) ||
+	    !*id || strspn(id, "0123456789abcdef") != strlen(id))
+		return 0;
+	snprintf(out, size, "%.*s~bisectd.%s", (int)(mark - release), release,
+		 id);
+	return 1;
+}
+
+/* STATE/repo/channels/NAME: the job of the channel's build and its
+ * submitter ("JOB OWNER\n"), or job 0 when there is none. */
+static long long channel_holder(const char *state_dir, const char *channel,
+				char owner[128])
+{
+	char *path = util_fmt("%s/repo/channels/%s", state_dir, channel);
+	long long job = 0;
+	struct buf b;
+
+	owner[0] = '\0';
+	buf_init(&b, 4096);
+	if (path && !buf_read_file(&b, path) &&
+	    sscanf(buf_str(&b), "%lld %127[^\n]", &job, owner) < 1)
+		job = 0;
+	buf_release(&b);
+	free(path);
+	return job;
+}
+
+int repo_channel_free(const char *state_dir, const char *channel,
+		      const char *owner)
+{
+	char held[128];
+
+	if (channel_holder(state_dir, channel, held) &&
+	    strcmp(held, owner && *owner ? owner : "-"))
+		return err_set(ERR_DENIED,
+			       "channel '%s' is another submitter's", channel);
+	return 0;
+}
+
 int repo_publish(const char *state_dir, long long job, const char *channel,
-		 const char *release, const char *const *files, size_t n)
+		 const char *owner, const char *release,
+		 const char *const *files, size_t n)
 {
 	struct pub pb = { .state_dir = state_dir,
-			  .channel = channel,
 			  .release = release,
 			  .job = job,
 			  .key = key_dir(state_dir) };
 	char *mark = util_fmt("%s/repo/published/%lld", state_dir, job),
-	     *marks = util_fmt("%s/repo/published", state_dir);
-	int rc = pb.key && mark && marks ? repo_fingerprint(state_dir, pb.fpr)
-					 : ERR_NOMEM,
-	    apt = 0, rpm = 0;
+	     *marks = util_fmt("%s/repo/published", state_dir),
+	     *chans = util_fmt("%s/repo/channels", state_dir),
+	     *chan = channel ? util_fmt("%s/repo/channels/%s", state_dir,
+					channel)
+			     : NULL,
+	     held[128], line[192];
+	int rc = pb.key && mark && marks && chans && (chan || !channel)
+			 ? repo_fingerprint(state_dir, pb.fpr)
+			 : ERR_NOMEM,
+	    apt = 0, rpm = 0, failed = 0;
+	long long holder = 0;
 
+	owner = owner && *owner ? owner : "-";
 	snprintf(pb.suite, sizeof(pb.suite), "bisectd-%lld", job);
-	if (!rc &&
-	    (!release || !*release ||
-	     strspn(release, "abcdefghijklmnopqrstuvwxyz"
-			     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.+~-") !=
-		     strlen(release) ||
-	     strlen(release) > 200))
-		rc = err_set(ERR_INPUT, "no kernel release to publish");
+	if (!rc && !build_version(release, pb.version, sizeof(pb.version)))
+		rc = err_set(ERR_INPUT,
+			     "the kernel release '%s' is not a build's "
+			     "(UPSTREAM-bisectd.ID)",
+			     release ? release : "");
 	if (!rc && channel && !job_channel_ok(channel))
 		rc = err_set(ERR_INPUT, "channel '%s' is not a suite name",
 			     channel);
-	if (!rc && (apt = publish_apt(&pb, files, n)) < 0)
-		rc = apt;
-	if (!rc && (rpm = publish_rpm(&pb, files, n)) < 0)
-		rc = rpm;
-	if (!rc && !apt && !rpm)
-		rc = err_set(ERR_INPUT, "no package of the kernel %s", release);
-	/* last: it marks the job published */
+	/* a channel is its first submitter's, and a build replaces only an
+	 * older one there: the build's own suite is made all the same */
+	if (!rc && channel)
+		holder = channel_holder(state_dir, channel, held);
+	if (!rc && channel && holder && strcmp(held, owner))
+		log_warnx("job %lld: channel '%s' is another submitter's: "
+			  "not replaced",
+			  job, channel);
+	else if (!rc && channel && holder > job)
+		log_warnx("job %lld: channel '%s' has a later build (job "
+			  "%lld): not replaced",
+			  job, channel, holder);
+	else
+		pb.channel = channel;
+	if (!rc && (apt = publish_apt(&pb, files, n)) < 0) {
+		log_warnx("job %lld: the APT suite: %s", job, err_last());
+		failed = 1;
+	}
+	if (!rc && (rpm = publish_rpm(&pb, files, n)) < 0) {
+		log_warnx("job %lld: the RPM repository: %s", job, err_last());
+		failed = 1;
+	}
+	if (!rc && apt <= 0 && rpm <= 0)
+		rc = failed ? err_set(ERR_INFRA, "nothing was published")
+			    : err_set(ERR_INPUT, "no package of the kernel %s",
+				      release);
+	/* last: it marks the job published (what was made of it) */
 	if (!rc)
 		rc = util_mkdir_p(marks);
 	if (!rc)
 		rc = util_write_atomic(mark,
-				       apt && rpm ? "apt rpm\n"
-				       : apt	  ? "apt\n"
-						  : "rpm\n",
-				       apt && rpm ? 8 : 4);
+				       apt > 0 && rpm > 0 ? "apt rpm\n"
+				       : apt > 0	  ? "apt\n"
+							  : "rpm\n",
+				       apt > 0 && rpm > 0 ? 8 : 4);
+	if (!rc && pb.channel) {
+		snprintf(line, sizeof(line), "%lld %s\n", job, owner);
+		rc = util_mkdir_p(chans);
+		if (!rc)
+			rc = util_write_atomic(chan, line, strlen(line));
+	}
 	free(pb.key);
 	free(mark);
 	free(marks);
+	free(chans);
+	free(chan);
 	return rc;
 }
 
@@ -800,6 +975,10 @@ static int add_package(const char *name, long long size, const char *sha,
 	if (l < 5 ||
 	    (strcmp(name + l - 4, ".deb") && strcmp(name + l - 4, ".rpm")))
 		return 0;
+	/* a kernel build makes a handful: a worker's flood of packages
+	 * is not looked into one by one */
+	if (d->n == REPO_MAX_PACKAGES)
+		return 0;
 	p = realloc(d->paths, (d->n + 1) * sizeof(*p));
 	if (!p)
 		return ERR_NOMEM;
@@ -814,7 +993,7 @@ static int add_package(const char *name, long long size, const char *sha,
  * when there is nothing to publish).
  */
 static long long build_of(struct coord *co, long long id, struct packages *d,
-			  char **channel)
+			  char **channel, char **owner)
 {
 	struct store_job j;
 	struct store_step *steps = NULL;
@@ -837,6 +1016,7 @@ static long long build_of(struct coord *co, long long id, struct packages *d,
 			spec.channel = NULL;
 			job_spec_release(&spec);
 		}
+		*owner = j.owner ? strdup(j.owner) : NULL;
 		d->dir = util_fmt("%s/artifacts/%lld", co->state_dir, step);
 		if (step && d->dir)
 			store_artifacts(co->store, step, add_package, d);
@@ -849,20 +1029,20 @@ static long long build_of(struct coord *co, long long id, struct packages *d,
 static void publish_one(struct repo_publisher *pb, long long id)
 {
 	struct packages d = { 0 };
-	char *channel = NULL, *relpath = NULL, *release = NULL;
+	char *channel = NULL, *owner = NULL, *relpath = NULL, *release = NULL;
 	long long step;
 	struct buf rel;
 	size_t i;
 
 	pthread_mutex_lock(&pb->co->lock);
-	step = build_of(pb->co, id, &d, &channel);
+	step = build_of(pb->co, id, &d, &channel, &owner);
 	pthread_mutex_unlock(&pb->co->lock);
 	buf_init(&rel, 4096);
 	if (step)
 		relpath = util_fmt("%s/kernel.release", d.dir);
 	if (relpath && !buf_read_file(&rel, relpath))
 		release = strndup(buf_str(&rel), strcspn(buf_str(&rel), "\n"));
-	if (step && repo_publish(pb->co->state_dir, id, channel, release,
+	if (step && repo_publish(pb->co->state_dir, id, channel, owner, release,
 				 (const char *const *)d.paths, d.n))
 		log_warnx("job %lld: not published in the repository: %s", id,
 			  err_last());
@@ -874,6 +1054,7 @@ static void publish_one(struct repo_publisher *pb, long long id)
 	free(d.paths);
 	free((char *)d.dir);
 	free(channel);
+	free(owner);
 	free(relpath);
 	free(release);
 	buf_release(&rel);

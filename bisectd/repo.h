@@ -30,7 +30,8 @@ int repo_fingerprint(const char *state_dir, char out[64]);
 /*
  * Publish a build job's packages (paths of .deb and .rpm files that
  * bisectd keeps) as the suite bisectd-JOB and, when channel is not
- * NULL, as the suite channel (replacing the channel's previous build).
+ * NULL, as the suite channel (replacing the channel's previous build,
+ * when the channel is owner's and its build an older job).
  * Only the kernel's own packages of release are taken, by the name in
  * the package (linux-image-RELEASE[-dbg], linux-headers-RELEASE; the
  * .rpm named kernel).  Runs apt-ftparchive, createrepo_c, rpmsign and
@@ -38,7 +39,17 @@ int repo_fingerprint(const char *state_dir, char out[64]);
  * err_last().
  */
 int repo_publish(const char *state_dir, long long job, const char *channel,
-		 const char *release, const char *const *files, size_t n);
+		 const char *owner, const char *release,
+		 const char *const *files, size_t n);
+
+/*
+ * A channel belongs to the submitter whose build first took it (owner:
+ * the submit token's name; NULL or "" for local jobs): 0 when owner may
+ * name it, ERR_DENIED when another has it.  A build replaces the
+ * channel's only when it is a later job.
+ */
+int repo_channel_free(const char *state_dir, const char *channel,
+		      const char *owner);
 
 /* Whether the job is published (REPO_PUBLISHED), and where: REPO_APT,
  * REPO_RPM; 0 when it is not. */

@@ -48,7 +48,7 @@ static int build_opt(int opt, const char *arg, void *payload)
 			err_set(ERR_INPUT,
 				"--channel is an APT suite name: lower-case "
 				"letters, digits and . + - (from a letter or "
-				"digit, up to 64), not bisectd-...");
+				"digit, up to 64), not starting with bisectd");
 			return -1;
 		}
 		b->channel = arg;

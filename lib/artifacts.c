@@ -120,14 +120,16 @@ const char *artifacts_kernel_file(const struct package_result *r, int rpm)
 {
 	char prefix[256];
 
+	/* without a release (a build's kernel.release), no file is the
+	 * kernel's: a package named linux-image-_ is not */
+	if (!r->release || (rpm && !r->rpm_version))
+		return NULL;
 	if (!rpm) {
-		snprintf(prefix, sizeof(prefix), "linux-image-%s_",
-			 r->release ? r->release : "");
+		snprintf(prefix, sizeof(prefix), "linux-image-%s_", r->release);
 		return find(r, prefix, ".deb");
 	}
 	/* the kernel itself, not kernel-headers */
-	snprintf(prefix, sizeof(prefix), "kernel-%s-",
-		 r->rpm_version ? r->rpm_version : "");
+	snprintf(prefix, sizeof(prefix), "kernel-%s-", r->rpm_version);
 	return find(r, prefix, ".rpm");
 }
 

@@ -349,7 +349,7 @@ int job_channel_ok(const char *name)
 {
 	size_t n = strlen(name), i;
 
-	if (n == 0 || n > 64 || !strncmp(name, "bisectd-", 8) ||
+	if (n == 0 || n > 64 || !strncmp(name, "bisectd", 7) ||
 	    !(islower((unsigned char)name[0]) ||
 	      isdigit((unsigned char)name[0])))
 		return 0;
@@ -600,7 +600,7 @@ static int spec_from(struct job_spec *out, json_t *o)
 		return err_set(ERR_INPUT,
 			       "'channel' is an APT suite name: lower-case "
 			       "letters, digits and . + - (from a letter or "
-			       "digit, up to 64), not bisectd-...");
+			       "digit, up to 64), not starting with bisectd");
 	if (!strcmp(out->type, "releases"))
 		return out->metric_name ? err_set(ERR_INPUT, "'metric' is for "
 							     "bisect jobs")

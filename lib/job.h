@@ -102,8 +102,8 @@ struct job_spec {
  * (never '-': they are apt-get's arguments).  1 when s is one. */
 int job_flavour_ok(const char *s);
 /* 1 when name may be an APT suite a submitter names (a build's
- * "channel"): [a-z0-9][a-z0-9.+-]*, up to 64, not bisectd-... (the
- * builds' own suites). */
+ * "channel"): [a-z0-9][a-z0-9.+-]*, up to 64, not bisectd... (the
+ * builds' own suites are bisectd-ID). */
 int job_channel_ok(const char *name);
 int job_release_ok(const char *s);
 

@@ -5,7 +5,8 @@
 # apt; tests/unit/test_repo.c checks the suites and signatures):
 # bisectd repo-key makes a key once, imports one, refuses one that needs
 # a passphrase in one line; /repo/apt/ serves the public key and nothing
-# outside it; a build's "channel" is checked at submit.
+# outside it; a build's "channel" is checked at submit, and another
+# submitter's refused.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/daemon-lib.sh"
 # gpg's own home for the checks here (--show-keys writes a trustdb)
@@ -80,6 +81,18 @@ for c in '"Fix"' '"bisectd-7"' '"-x"' '"a/b"' '""'; do
 		'[ "$(api POST jobs "$(build "{channel: $c}")" "$STOKEN")" = 422 ] &&
 		 jq -r .error "$SCRATCH/body" | grep -q "channel"'
 done
+# a channel is the submitter's whose build first took it (the publisher
+# records it as STATE/repo/channels/NAME: job and submitter)
+mkdir -p "$STATE/repo/channels"
+echo "1 someone-else" > "$STATE/repo/channels/fix-taken"
+check "a build naming another submitter's channel: 403" \
+	'[ "$(api POST jobs "$(build "{channel: \"fix-taken\"}")" "$STOKEN")" = 403 ] &&
+	 jq -r .error "$SCRATCH/body" | grep -q "channel .fix-taken. is another submitter.s"'
+echo "1 tests" > "$STATE/repo/channels/fix-mine"
+# (the scratch directory is no repository: the job is refused for that)
+check "naming its own channel is not refused for it" \
+	'code=$(api POST jobs "$(build "{channel: \"fix-mine\"}")" "$STOKEN") &&
+	 [ "$code" != 403 ] && ! grep -q channel "$SCRATCH/body"'
 check "a channel on a bisect job: 422" \
 	'[ "$(api POST jobs "$(bisect_job "$SCRATCH" HEAD HEAD~1 true "{channel: \"x\"}")" "$STOKEN")" = 422 ] &&
 	 grep -q "for build jobs" "$SCRATCH/body"'
