@@ -421,6 +421,7 @@ int cmd_bisect(int argc, char **argv)
 	ri.runs = ctx.runs;
 	ri.out_dir = out;
 	ri.mail_from = c.mail_from;
+	ri.cherry_pick = 1; /* the user's own repository */
 	status = ctl_finish(&s, &ri, c.json, code);
 	goto out;
 fail:

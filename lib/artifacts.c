@@ -164,9 +164,9 @@ static void apt_lines(struct buf *b, const struct download_info *d)
 	buf_put_escaped(b, d->apt_channel);
 	buf_puts(b, "</code> in place of <code>");
 	buf_put_escaped(b, d->apt_suite);
-	buf_puts(b, "</code> follows the channel: a later build of it "
-		    "replaces this one, and <code>apt upgrade</code> "
-		    "brings it.</p>\n");
+	buf_puts(b, "</code> follows the channel: a later build on it "
+		    "replaces this one there (install the later kernel by "
+		    "its own name, from its page).</p>\n");
 }
 
 /* The .repo file that adds the build's RPM repository to dnf. */
