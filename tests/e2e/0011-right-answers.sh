@@ -68,6 +68,10 @@ check "target: its image differs from its parent's" \
 	jq_true "$j" '.checks.noop == false'
 check "target: the text report says verified by a revert" \
 	grep -q "^confidence: .*reverted passed" "$SCRATCH/target.out"
+check "target: the report offers to find the fix in a newer kernel" \
+	'jq_true "$j" "(.next.command | contains(\"bisect --fix --repo\")) and
+		(.next.command | contains(\"--bad $TARGET --good NEWER --recipe tiny --test\"))" &&
+	 grep -q "^next: find the fix in a newer kernel" "$SCRATCH/target.out"'
 check "target: every built step has its image's SHA-256" \
 	jq_true "$j" '[.steps[] | select(.verdict == "good" or
 		.verdict == "bad")] | all(.image_sha256 | length == 64)'

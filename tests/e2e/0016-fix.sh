@@ -13,6 +13,10 @@
 #             the same fix, at its confidence, the failure rate learned
 #   wrong     the first case's log with the fix marked broken: the next
 #             commit is rejected by verification
+#   backport  the fix built into Debian's release (bisectctl backport
+#             --source), where the bug is planted: the release fails the
+#             test without it and passes with it; a commit that does not
+#             apply there is named with its file and hunk
 PERSISTENT_CACHE=1
 . "$(dirname "$0")/../lib.sh"
 
@@ -69,6 +73,14 @@ check "fix: the mail says [FIXED]" \
 	grep -q "^Subject: \[FIXED\] BUG: kernel NULL pointer dereference in other_probe (fixed by $(echo "$OTHER_FIXED" | cut -c1-12))" \
 	"$SCRATCH/headers"
 # (git's replay of such a log is t/0038's: this repository has no work tree)
+check "fix: the mail tells regzbot it is the fix, and offers the backport" \
+	'grep -q "^#regzbot fix: $(echo "$OTHER_FIXED" | cut -c1-12)\$" "$SCRATCH/fix/report.mail" &&
+	 jq_true "$j" ".regzbot == \"#regzbot fix: $(echo "$OTHER_FIXED" | cut -c1-12)\" and
+		(.next.command | startswith(\"bisectctl backport --repo \")) and
+		(.next.command | contains(\"--fix $OTHER_FIXED --release ABI\"))" &&
+	 grep -q "^next: build a Debian release with the fix:" "$SCRATCH/fix.out"'
+check "fix: it cherry-picks cleanly onto the older commit" \
+	jq_true "$j" ".fix_facts.cherry_pick == {onto: \"$OTHER\", clean: true, conflict: null}"
 check "fix: the bisect log is in git's terms for a fix" \
 	'grep -q "^git bisect start .--term-old=broken. .--term-new=fixed." "$SCRATCH/fix/bisect.log" &&
 	 grep -q "^git bisect fixed $OTHER_FIXED\$" "$SCRATCH/fix/bisect.log" &&
@@ -81,8 +93,12 @@ check "flaky: the failure rate before the fix, $(jq .failure_rate_before "$j"), 
 	jq_true "$j" '.failure_rate_before > 0.2 and .failure_rate_before < 0.8'
 check "flaky: verified at $(jq .confidence "$j"), in $(jq .observed_runs "$j") runs" \
 	jq_true "$j" '.verified == true and .confidence >= 0.95'
-check "flaky: some commits before the fix passed a run" \
-	jq_true "$j" "[.steps[] | select(.commit == \"$OTHER\" and .verdict == \"good\")] | length >= 1"
+# (the commits from OTHER to the fix's parent; a step of one that passed)
+before=$( (echo "$OTHER"; git -C "$REPO" rev-list "$OTHER..$OTHER_FIXED~1") |
+	jq -R . | jq -sc .)
+check "flaky: commits before the fix passed some runs" \
+	jq_true "$j" "[.steps[] | select(.verdict == \"good\" and
+		(.commit as \$c | $before | index(\$c)))] | length >= 1"
 
 # the first case's log, with the fix's verdict turned to "broken"
 sed "s/^git bisect fixed $OTHER_FIXED\$/git bisect broken $OTHER_FIXED/" \
@@ -99,4 +115,44 @@ check "wrong: TARGET with it reverted still passed" \
 check "wrong: the reason names the commit that passes" \
 	grep -q "did not pass verification: .*its parent $(echo "$OTHER_FIXED" | cut -c1-12) passes too: the failure was gone earlier\|the good commit with the fix reverted still passes" \
 	"$SCRATCH/wrong.out"
+
+# --- backport: the fix into Debian's release ----------------------------
+official=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+# the release's bug: the probe file as it was before the fix, and its
+# line in kernel/Makefile, on Debian's tree (the suite's base)
+git -C "$REPO" diff "$GOOD~1" "$OTHER_FIXED~1" -- kernel/Makefile \
+	kernel/bisectd_probe.c > "$SCRATCH/plant.patch"
+check "the planted bug is a new probe file and a Makefile line" \
+	'grep -q "^+++ b/kernel/bisectd_probe.c" "$SCRATCH/plant.patch" &&
+	 grep -q "^+obj-y += bisectd_probe.o" "$SCRATCH/plant.patch"'
+expect_exit 4 "the release with the bug fails the test" \
+	"$BISECTCTL" build --source "$official" --patch "$SCRATCH/plant.patch" \
+	--recipe tiny --test "$SCRATCH/other.sh" --format deb \
+	--out "$SCRATCH/release" --json "$SCRATCH/release.json"
+check "with other_probe's oops" \
+	jq_true "$SCRATCH/release.json" '.smoke.title | test("in other_probe")'
+expect_exit 0 "backport of the fix onto Debian's $official: the test passes" \
+	"$BISECTCTL" backport --repo "$REPO" --fix "$OTHER_FIXED" \
+	--source "$official" --patch "$SCRATCH/plant.patch" --recipe tiny \
+	--test "$SCRATCH/other.sh" --format deb --out "$SCRATCH/backport" \
+	--json "$SCRATCH/backport.json"
+short=$(echo "$OTHER_FIXED" | cut -c1-12)
+check "its patches: the release's, then the fix as a mail of format-patch" \
+	'jq_true "$SCRATCH/backport.json" ".result == \"built\" and
+		.patches == [\"$SCRATCH/plant.patch\", \"[PATCH] Revert \\\"probe: read other'"'"'s state\\\"\"]" &&
+	 grep -q "^Subject: \[PATCH\] Revert" "$SCRATCH/backport/patches/02-fix-$short.patch"'
+check "and its packages are the release's kernel" \
+	'ls "$SCRATCH/backport/packages"/linux-image-6.1.192-bisectd.*_amd64.deb > /dev/null'
+expect_exit 2 "a commit that does not apply to the release" \
+	"$BISECTCTL" backport --repo "$REPO" --fix "$OTHER" --source "$official" \
+	--patch "$SCRATCH/plant.patch" --recipe tiny --out "$SCRATCH/noapply"
+check "names the patch, the file and the hunk" \
+	grep -q "patch '\[PATCH\] probe: read other's state' does not apply: file 'kernel/bisectd_probe.c', hunk 1 " \
+	"$SCRATCH/err"
+expect_exit 2 "--release 6.1.0-57 is Debian's $official, with that release's config" \
+	"$BISECTCTL" backport --repo "$REPO" --fix "$OTHER" --release 6.1.0-57 \
+	--flavour cloud-amd64 --recipe tiny --patch "$SCRATCH/plant.patch" \
+	--out "$SCRATCH/rel57"
+check "it says which source it took" \
+	grep -q "onto Debian's $official, release 6.1.0-57" "$SCRATCH/err"
 done_testing
