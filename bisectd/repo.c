@@ -392,23 +392,6 @@ static int deb_fields(struct buf *b, const char *deb, const char *scratch)
 	return rc;
 }
 
-/* A field's value in a control file's text ("" when it has none). */
-static void control_field(const char *text, const char *name, char *out,
-			  size_t size)
-{
-	size_t len = strlen(name);
-	const char *p;
-
-	out[0] = '\0';
-	for (p = text; *p; p += strcspn(p, "\n"), p += *p == '\n')
-		if (!strncasecmp(p, name, len) && p[len] == ':') {
-			const char *v = p + len + 1 + strspn(p + len + 1, " ");
-
-			snprintf(out, size, "%.*s", (int)strcspn(v, "\n"), v);
-			return;
-		}
-}
-
 /*
  * 1 when a .deb is one of the kernel's own packages of the build: its
  * control file's Package linux-image-RELEASE[-dbg] or
@@ -436,14 +419,14 @@ static int kernel_package(const char *deb, const struct pub *pb,
 			 pb->release);
 		snprintf(want[2], sizeof(want[2]), "linux-headers-%s",
 			 pb->release);
-		control_field(buf_str(&b), "Package", v, sizeof(v));
+		util_control_field(buf_str(&b), "Package", v, sizeof(v));
 		for (i = 0; i < 3; i++)
 			ok |= !strcmp(v, want[i]);
-		control_field(buf_str(&b), "Version", v, sizeof(v));
+		util_control_field(buf_str(&b), "Version", v, sizeof(v));
 		snprintf(want[0], sizeof(want[0]), "%s-1", pb->version);
 		ok &= !strcmp(v, want[0]);
 		for (i = 0; i < sizeof(taken) / sizeof(taken[0]); i++) {
-			control_field(buf_str(&b), taken[i], v, sizeof(v));
+			util_control_field(buf_str(&b), taken[i], v, sizeof(v));
 			ok &= !*v;
 		}
 	}

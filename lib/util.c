@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -135,6 +136,22 @@ char *util_fmt(const char *fmt, ...)
 	n = vasprintf(&s, fmt, ap);
 	va_end(ap);
 	return n < 0 ? NULL : s;
+}
+
+void util_control_field(const char *text, const char *name, char *out,
+			size_t size)
+{
+	size_t len = strlen(name);
+	const char *p;
+
+	out[0] = '\0';
+	for (p = text; *p && *p != '\n'; p += strcspn(p, "\n"), p += *p == '\n')
+		if (!strncasecmp(p, name, len) && p[len] == ':') {
+			const char *v = p + len + 1 + strspn(p + len + 1, " ");
+
+			snprintf(out, size, "%.*s", (int)strcspn(v, "\n"), v);
+			return;
+		}
 }
 
 char *util_cache_dir(void)

@@ -39,6 +39,14 @@ char *util_ccache_dir(void);
 /* printf into a fresh string; NULL when out of memory.  Caller frees. */
 char *util_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * A field's value in the first stanza of Debian control text ("Name:
+ * value" lines, as dpkg-deb --field and apt-cache show print them; the
+ * name's case does not matter) into out; "" when it has none.
+ */
+void util_control_field(const char *text, const char *name, char *out,
+			size_t size);
+
 /* 1 if name is an executable in one of $PATH's directories. */
 int util_in_path(const char *name);
 

@@ -132,25 +132,6 @@ int releases_unknown(const struct rel_state *st, const char *abi)
 	return rc;
 }
 
-/* A field of apt-cache show's first record ("Version: x"). */
-static void field(const char *text, const char *name, char *out, size_t size)
-{
-	size_t len = strlen(name);
-	const char *p = text;
-
-	out[0] = '\0';
-	while (*p && *p != '\n') {
-		if (!strncmp(p, name, len) && p[len] == ':') {
-			const char *v = p + len + 1 + strspn(p + len + 1, " ");
-
-			snprintf(out, size, "%.*s", (int)strcspn(v, "\n"), v);
-			return;
-		}
-		p += strcspn(p, "\n");
-		p += *p == '\n';
-	}
-}
-
 /* The package's version, hash and file name, from APT's index. */
 int releases_describe(struct rel_state *st, struct release *r)
 {
@@ -173,10 +154,12 @@ int releases_describe(struct rel_state *st, struct release *r)
 	if (!rc) {
 		const char *fn;
 
-		field(buf_str(&b), "Version", r->version, sizeof(r->version));
-		field(buf_str(&b), "SHA256", r->sha256, sizeof(r->sha256));
-		field(buf_str(&b), "Filename", r->filename,
-		      sizeof(r->filename));
+		util_control_field(buf_str(&b), "Version", r->version,
+				   sizeof(r->version));
+		util_control_field(buf_str(&b), "SHA256", r->sha256,
+				   sizeof(r->sha256));
+		util_control_field(buf_str(&b), "Filename", r->filename,
+				   sizeof(r->filename));
 		fn = strrchr(r->filename, '/');
 		if (!r->version[0] || strlen(r->sha256) != 64 || !fn ||
 		    strchr(fn, '\'') || fn[1] == '.')
@@ -220,7 +203,7 @@ int releases_source_version(const char *flavour, const char *abi, char *out,
 	if (!rc)
 		rc = buf_read_file(&b, log);
 	if (!rc)
-		field(buf_str(&b), "Version", out, size);
+		util_control_field(buf_str(&b), "Version", out, size);
 	if (rc || !*out ||
 	    strspn(out, "0123456789abcdefghijklmnopqrstuvwxyz.+~-") !=
 		    strlen(out))
